@@ -1,0 +1,162 @@
+/** How strictly SKILL.md files are checked: `strict` refuses a skill with any problem. */
+export type Validation = 'strict' | 'lenient';
+
+/** How a session is shown the catalog (DESIGN §4). */
+export type Disclosure = 'namespaced' | 'universal' | 'eager';
+
+/** Output formats of the L1 skill summary. */
+export type SummaryFormat = 'markdown' | 'json' | 'xml';
+
+/** Stable codes for every problem found while loading skills or building the catalog. */
+export type ProblemCode =
+  | 'SKILL_MD_MISSING'
+  | 'FRONTMATTER_INVALID'
+  | 'FIELD_MISSING'
+  | 'FIELD_INVALID'
+  | 'FIELD_UNKNOWN'
+  | 'NAME_MISMATCH'
+  | 'NAME_CLASH'
+  | 'FILE_SKIPPED'
+  | 'TOOL_NAME_CLASH'
+  | 'TOOL_NAME_TRUNCATED'
+  | 'ROOT_UNREADABLE';
+
+/** One problem, located by file and (when it is about frontmatter) field. */
+export interface Problem {
+  readonly severity: 'error' | 'warning';
+  readonly code: ProblemCode;
+  /** Absolute path of the file or directory the problem is about. */
+  readonly file: string;
+  /** Frontmatter field or tool name concerned, when there is one. */
+  readonly field?: string;
+  /** Name of the skill concerned, when known. */
+  readonly skill?: string;
+  readonly reason: string;
+}
+
+/** A served file of a skill (every regular file except SKILL.md). */
+export interface SkillFile {
+  /** POSIX path inside the skill directory, e.g. `scripts/build.sh`. */
+  readonly path: string;
+  readonly absolutePath: string;
+  readonly size: number;
+  /** True for files under `scripts/`: they get run tools. */
+  readonly isScript: boolean;
+  /** True when the file has its executable bit set (shebang scripts may run directly). */
+  readonly isExecutable: boolean;
+  readonly mimeType: string;
+  /** True when the content is not UTF-8 text (sniffed at load time). */
+  readonly isBinary: boolean;
+}
+
+/** A parsed, validated skill. */
+export interface Skill {
+  readonly name: string;
+  readonly description: string;
+  readonly license?: string;
+  readonly compatibility?: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly allowedTools?: string;
+  /** SKILL.md body with the frontmatter removed. */
+  readonly body: string;
+  /** Absolute path of the skill directory. */
+  readonly dir: string;
+  /** Absolute path of the root the skill was found in. */
+  readonly root: string;
+  readonly files: readonly SkillFile[];
+}
+
+/** What loading a set of roots produced: the servable skills and every problem found. */
+export interface LoadResult {
+  readonly skills: readonly Skill[];
+  readonly problems: readonly Problem[];
+}
+
+/** JSON Schema of a tool's input, as sent in tools/list. */
+export interface ToolInputSchema {
+  readonly type: 'object';
+  readonly properties?: Readonly<Record<string, object>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean;
+  readonly [key: string]: unknown;
+}
+
+/** An MCP tool definition, precomputed once per catalog. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: ToolInputSchema;
+  readonly annotations?: {
+    readonly readOnlyHint?: boolean;
+    readonly destructiveHint?: boolean;
+    readonly idempotentHint?: boolean;
+    readonly openWorldHint?: boolean;
+  };
+}
+
+/** What a tool name resolves to. */
+export type ToolTarget =
+  | { readonly kind: 'get_info'; readonly skill: string }
+  | { readonly kind: 'run' | 'run_async' | 'read'; readonly skill: string; readonly file: SkillFile }
+  | { readonly kind: 'get_async_status' }
+  | { readonly kind: 'cancel_async' }
+  | { readonly kind: 'load_skill' }
+  | { readonly kind: 'read_skill_file' }
+  | { readonly kind: 'list_skill_files' }
+  | { readonly kind: 'run_skill_script' };
+
+/** Every tool kind. */
+export type ToolKind = ToolTarget['kind'];
+
+/** A skill as the catalog serves it: its tools and texts, computed once. */
+export interface CatalogSkill {
+  readonly skill: Skill;
+  /** Sanitized skill name used in tool names. */
+  readonly sname: string;
+  readonly getInfoTool: ToolDefinition;
+  /** The skill's run/read (and run_async when enabled) tools, in file order. */
+  readonly tools: readonly ToolDefinition[];
+  /** Tool name of each file's tools, by file path. */
+  readonly toolNames: ReadonlyMap<string, { readonly read: string; readonly run?: string; readonly runAsync?: string }>;
+  /** get_info result text for namespaced/eager sessions: body, then the exact tool listing. */
+  readonly getInfoText: string;
+  /** load_skill result text for universal sessions: body, then the file listing. */
+  readonly loadSkillText: string;
+}
+
+/** What one session may see: the catalog is filtered by this, never copied. */
+export interface ToolView {
+  readonly disclosure: Disclosure;
+  /** Skill names unlocked by the session (namespaced mode). */
+  readonly unlocked: ReadonlySet<string>;
+  /** Skill names the principal may use; undefined means every skill. Reuse one Set per principal. */
+  readonly allowed?: ReadonlySet<string>;
+}
+
+/** Options of createCatalog. */
+export interface CatalogOptions {
+  /** Longest tool name allowed (DESIGN §3). */
+  readonly maxNameLength: number;
+  /** When true, scripts also get run_async tools and the shared async tools exist. */
+  readonly asyncEnabled: boolean;
+  /** Upper bound of the `timeout` argument of run tools, in seconds. */
+  readonly maxTimeoutSeconds: number;
+  /** Problems from loading, carried along so that one object reports everything. */
+  readonly problems?: readonly Problem[];
+}
+
+/** The immutable, shared tool catalog built from the loaded skills. */
+export interface Catalog {
+  /** Catalog skills by skill name, in root-then-path order. */
+  readonly skills: ReadonlyMap<string, CatalogSkill>;
+  /** Loading problems plus tool-name clashes and truncations. */
+  readonly problems: readonly Problem[];
+  readonly asyncEnabled: boolean;
+  /** O(1) lookup of a tool name (any mode). */
+  resolve(toolName: string): ToolTarget | undefined;
+  /** The tools/list a session with this view sees; cached per (mode, allowed) where possible. */
+  listTools(view: ToolView): readonly ToolDefinition[];
+  /** True when the session with this view may call the named tool now. */
+  isVisible(toolName: string, view: ToolView): boolean;
+}
