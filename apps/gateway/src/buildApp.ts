@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Principal } from './accessPolicy.js';
+import { GatewayError } from './gatewayError.js';
+import type { LiveSessions } from './liveSessions.js';
+import type { RateLimiter } from './rateLimiter.js';
+import type { OriginPolicy } from './requestGuards.js';
+import type { GatewayRuntime } from './runtime.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who sent the request; set by the auth hook on the MCP endpoint. */
+    principal: Principal | null;
+  }
+}
+
+/** Everything buildApp wires into routes. */
+export interface AppDeps {
+  readonly runtime: GatewayRuntime;
+  readonly sessions: LiveSessions;
+  readonly originPolicy: OriginPolicy;
+  readonly rateLimiter: RateLimiter;
+  /** True once the catalog is loaded and until shutdown starts. */
+  readonly isReady: () => boolean;
+  /** True once shutdown has started: new MCP requests get 503. */
+  readonly isDraining: () => boolean;
+}
+
+const CORS_HEADERS = {
+  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+  'Access-Control-Max-Age': '600',
+};
+
+const FASTIFY_ERRORS: Readonly<Record<string, GatewayError['code']>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
+};
+
+/** Maps any error to the gateway's one error family (the single place HTTP statuses are chosen). */
+function toGatewayError(error: FastifyError | Error): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const code = 'code' in error && typeof error.code === 'string' ? FASTIFY_ERRORS[error.code] : undefined;
+  if (code !== undefined) return new GatewayError(code, error.message, { cause: error });
+  return new GatewayError('INTERNAL', 'Internal server error', { cause: error });
+}
+
+/** Builds the Fastify app (never listens): /mcp for MCP streamable HTTP, plus health, readiness and metrics. */
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const { runtime, sessions } = deps;
+  const { config } = runtime;
+  const app = Fastify({
+    loggerInstance: runtime.log,
+    bodyLimit: config.server.body_limit_bytes,
+    trustProxy: config.server.trust_proxy,
+    genReqId: () => randomUUID(),
+    disableRequestLogging: false,
+  });
+  app.decorateRequest('principal', null);
+
+  // JSON bodies are parsed here, once, with Fastify's body limit (the SDK's own limit is skipped when
+  // it receives a parsed body). An empty body (a DELETE with a JSON content type) is allowed.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }), undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = toGatewayError(error);
+    runtime.metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
+    if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: mapped.code }, mapped.message);
+    void reply.code(mapped.status).headers(mapped.headers).send(mapped.toJsonRpc());
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
+    return { status: 'ready', skills: runtime.catalogs.current.skills.size };
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const text = runtime.metrics.render({
+      skillgate_sessions_open: sessions.size,
+      skillgate_scripts_running: runtime.runner.active,
+      skillgate_scripts_queued: runtime.runner.queued,
+      skillgate_skills_loaded: runtime.catalogs.current.skills.size,
+    });
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+  });
+
+  const path = config.server.path;
+  // Origin/Host, auth and rate limit run before the body is read: a rejected caller costs no parsing.
+  const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (deps.isDraining()) throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', { headers: { 'Retry-After': '5' } });
+    const origin = deps.originPolicy.check(request.headers.origin, request.headers.host);
+    if (origin !== undefined) void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
+    if (request.method === 'OPTIONS') return;
+    const principal = runtime.policy.authenticate(request.headers.authorization);
+    request.principal = principal;
+    request.log = request.log.child({ principal: principal.name });
+    const retryAfter = deps.rateLimiter.take(principal.name);
+    if (retryAfter > 0) {
+      throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
+  };
+
+  app.route({ method: 'OPTIONS', url: path, onRequest: guard, handler: async (_request, reply) => reply.code(204).send() });
+  app.route({
+    method: ['PUT', 'PATCH'],
+    url: path,
+    handler: async () => {
+      throw new GatewayError('METHOD_NOT_ALLOWED', 'Method not allowed', { headers: { Allow: 'GET, POST, DELETE' } });
+    },
+  });
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: path,
+    onRequest: guard,
+    handler: async (request, reply) => {
+      const principal = request.principal;
+      if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
+      const sessionId = request.headers['mcp-session-id'];
+      let session: Awaited<ReturnType<LiveSessions['find']>>;
+      if (typeof sessionId === 'string' && sessionId !== '') {
+        session = await sessions.find(sessionId, principal);
+        if (session === undefined) throw new GatewayError('SESSION_NOT_FOUND', 'Session not found');
+      } else if (request.method === 'POST' && isInitializeRequest(request.body)) {
+        session = await sessions.open(principal, request.body);
+      } else if (request.method === 'POST' && (request.body === undefined || typeof request.body !== 'object')) {
+        throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
+      } else {
+        throw new GatewayError('SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
+      }
+      // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      reply.hijack();
+      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  });
+
+  return app;
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { ConfigError, assertSafeBinding, loadConfig, resolveAuthTokens } from '@skillgate/config';
+import { type Disclosure, type SummaryFormat, renderSummary } from '@skillgate/skills';
+import { buildCatalog } from './catalogSource.js';
+import { createGateway } from './createGateway.js';
+
+const USAGE = `Usage: skillgate <command> [options]
+
+Commands:
+  serve     [--config FILE] [--host H] [--port N]      run the gateway
+  validate  [--config FILE | ROOT...] [--strict]       report every skill problem; exit 1 on errors
+  metadata  [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
+  tools     [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
+                                                      print the tool list a session would see
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  strict: { type: 'boolean' },
+  format: { type: 'string' },
+  unlock: { type: 'string', multiple: true },
+  disclosure: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+class UsageError extends Error {}
+
+async function configFrom(flags: Flags) {
+  const port = flags.port === undefined ? undefined : Number(flags.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
+  }
+  const { config } = await loadConfig({ file: flags.config, overrides: { host: flags.host, port } });
+  return config;
+}
+
+async function serve(flags: Flags): Promise<number> {
+  const config = await configFrom(flags);
+  assertSafeBinding(config, resolveAuthTokens(config, process.env));
+  const gateway = await createGateway(config);
+  const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
+  const skills = gateway.runtime.catalogs.current.skills.size;
+  gateway.runtime.log.info({ address, path: config.server.path, skills }, `skillgate listening on ${address}${config.server.path}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    gateway.runtime.log.info({ signal }, 'shutting down');
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        gateway.runtime.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return new Promise<number>(() => {});
+}
+
+async function validate(flags: Flags, roots: string[]): Promise<number> {
+  let config = await configFrom(flags);
+  // ROOT arguments and --strict override the config's skills section for this run only.
+  config = {
+    ...config,
+    skills: {
+      ...config.skills,
+      roots: roots.length > 0 ? roots.map((root) => resolve(root)) : config.skills.roots,
+      validation: flags.strict === true ? 'strict' : config.skills.validation,
+    },
+  };
+  const catalog = await buildCatalog(config);
+  for (const p of catalog.problems) {
+    const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;
+    process.stdout.write(`${p.severity.padEnd(7)} ${p.code.padEnd(20)} ${where}: ${p.reason}\n`);
+  }
+  const errors = catalog.problems.filter((p) => p.severity === 'error').length;
+  const warnings = catalog.problems.length - errors;
+  process.stdout.write(`${catalog.skills.size} skills loaded, ${errors} errors, ${warnings} warnings\n`);
+  return errors > 0 ? 1 : 0;
+}
+
+async function metadata(flags: Flags): Promise<number> {
+  const format = (flags.format ?? 'markdown') as SummaryFormat;
+  if (!['markdown', 'json', 'xml'].includes(format)) throw new UsageError(`--format must be markdown, json or xml`);
+  const catalog = await buildCatalog(await configFrom(flags));
+  process.stdout.write(`${renderSummary(catalog.skills.values(), format)}\n`);
+  return 0;
+}
+
+async function tools(flags: Flags): Promise<number> {
+  const config = await configFrom(flags);
+  const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
+  if (!['namespaced', 'universal', 'eager'].includes(disclosure)) {
+    throw new UsageError('--disclosure must be namespaced, universal or eager');
+  }
+  const catalog = await buildCatalog(config);
+  const unlock = flags.unlock ?? [];
+  const unknown = unlock.filter((name) => !catalog.skills.has(name));
+  if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
+  const list = catalog.listTools({ disclosure, unlocked: new Set(unlock) });
+  if (flags.json === true) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+  else for (const tool of list) process.stdout.write(`${tool.name}\n`);
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values: flags, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, ...rest] = positionals;
+  if (flags.help === true || command === undefined) {
+    process.stdout.write(USAGE);
+    return command === undefined && flags.help !== true ? 2 : 0;
+  }
+  if (command !== 'validate' && rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  switch (command) {
+    case 'serve':
+      return serve(flags);
+    case 'validate':
+      return validate(flags, rest);
+    case 'metadata':
+      return metadata(flags);
+    case 'tools':
+      return tools(flags);
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`skillgate: config error (${error.code}): ${error.message}\n`);
+      for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
+    } else if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
+      process.stderr.write(`skillgate: ${error.message}\n\n${USAGE}`);
+    } else {
+      process.stderr.write(`skillgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);

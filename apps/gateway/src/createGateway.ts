@@ -1,0 +1,128 @@
+import { type SkillgateConfig, resolveAuthTokens } from '@skillgate/config';
+import { createJobRegistry, createScriptRunner } from '@skillgate/runner';
+import { createMemorySessionStore } from '@skillgate/sessions';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { createAccessPolicy } from './accessPolicy.js';
+import { buildApp } from './buildApp.js';
+import { createCatalogSource } from './catalogSource.js';
+import { createDisclosurePicker } from './clientProfiles.js';
+import { createLiveSessions, type LiveSessions } from './liveSessions.js';
+import { createMetrics } from './metrics.js';
+import { createRateLimiter } from './rateLimiter.js';
+import { createOriginPolicy } from './requestGuards.js';
+import type { GatewayRuntime } from './runtime.js';
+import { createArgumentSchemas } from './toolArguments.js';
+
+/** Options of createGateway. */
+export interface GatewayOptions {
+  /** Environment to read token variables and script passthrough values from (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Logger to use instead of a JSON logger on stdout at the configured level. */
+  readonly logger?: FastifyBaseLogger;
+}
+
+/** A built, not yet listening gateway. */
+export interface Gateway {
+  readonly app: FastifyInstance;
+  readonly runtime: GatewayRuntime;
+  readonly sessions: LiveSessions;
+  /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
+  close(): Promise<void>;
+}
+
+/** Assembles a gateway from a validated config: loads the catalog, builds stores, runner and app. */
+export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const env = options.env ?? process.env;
+  const tokens = resolveAuthTokens(config, env);
+  const log =
+    options.logger ??
+    (pino({
+      level: config.logging.level,
+      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+    }) as FastifyBaseLogger);
+  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+  const runner = createScriptRunner({
+    interpreters: config.scripts.interpreters,
+    envPassthrough: config.scripts.env_passthrough,
+    envDeny: secretEnvNames,
+    sourceEnv: env,
+    defaultTimeoutSeconds: config.scripts.default_timeout,
+    maxTimeoutSeconds: config.scripts.max_timeout,
+    maxOutputBytes: config.scripts.max_output_bytes,
+    defaultTailLines: config.scripts.default_tail,
+    maxConcurrent: config.scripts.max_concurrent,
+    maxConcurrentPerPrincipal: config.scripts.max_concurrent_per_principal,
+    maxQueue: config.scripts.max_queue,
+    queueTimeoutMs: config.scripts.queue_timeout_seconds * 1000,
+    maxStdinBytes: config.scripts.max_stdin_bytes,
+    killGraceMs: config.scripts.kill_grace_ms,
+  });
+  const jobs = createJobRegistry(runner, { ttlSeconds: config.jobs.ttl_seconds, maxPerOwner: config.jobs.max_per_session });
+  const catalogs = await createCatalogSource(config);
+  for (const problem of catalogs.current.problems) {
+    log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
+  }
+
+  let sessions: LiveSessions | undefined;
+  const store = createMemorySessionStore({
+    ttlMs: config.sessions.ttl_seconds * 1000,
+    maxSessions: config.sessions.max_sessions,
+    maxPerPrincipal: config.sessions.max_per_principal,
+    onExpire: (record) => {
+      log.info({ session: record.id }, 'session expired');
+      void sessions?.close(record.id);
+    },
+  });
+  const runtime: GatewayRuntime = {
+    config,
+    catalogs,
+    store,
+    runner,
+    jobs,
+    policy: createAccessPolicy({
+      tokens,
+      allowAnonymous: config.auth.allow_anonymous,
+      anonymousSkills: config.auth.anonymous_skills,
+    }),
+    metrics: createMetrics(),
+    schemas: createArgumentSchemas({
+      maxTimeoutSeconds: config.scripts.max_timeout,
+      maxArgs: config.scripts.max_args,
+      maxArgBytes: config.scripts.max_arg_bytes,
+      maxStdinBytes: config.scripts.max_stdin_bytes,
+    }),
+    log,
+    secretEnvNames,
+  };
+  const live = createLiveSessions(runtime, createDisclosurePicker(config));
+  sessions = live;
+
+  let draining = false;
+  const app = buildApp({
+    runtime,
+    sessions: live,
+    originPolicy: createOriginPolicy({ boundHost: config.server.host, allowedOrigins: config.server.allowed_origins }),
+    rateLimiter: createRateLimiter({ requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst }),
+    isReady: () => !draining,
+    isDraining: () => draining,
+  });
+
+  return {
+    app,
+    runtime,
+    sessions: live,
+    async close() {
+      if (draining) return;
+      draining = true;
+      // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
+      const deadline = Date.now() + config.server.shutdown_grace_seconds * 1000;
+      while (runner.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await jobs.close();
+      await runner.close();
+      await Promise.all([...live.all()].map((s) => s.transport.close()));
+      await app.close();
+      await store.close();
+    },
+  };
+}

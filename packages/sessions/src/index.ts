@@ -1,0 +1,9 @@
+export { createMemorySessionStore } from './memorySessionStore.js';
+export { SessionError } from './sessionError.js';
+export type {
+  ClientInfo,
+  MemorySessionStoreOptions,
+  SessionErrorCode,
+  SessionRecord,
+  SessionStore,
+} from './types.js';

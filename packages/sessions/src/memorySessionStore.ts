@@ -1,0 +1,91 @@
+import { LRUCache } from 'lru-cache';
+import { SessionError } from './sessionError.js';
+import type { MemorySessionStoreOptions, SessionRecord, SessionStore } from './types.js';
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * In-memory SessionStore: sessions in an LRU with an idle TTL; unlocks per scope key.
+ * A session costs its record plus the names it unlocked, whatever the catalog size.
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
+  const perPrincipal = new Map<string, number>();
+  // Unlocks live apart from sessions so that `scope: principal` outlives one connection;
+  // they idle out with the same TTL as sessions.
+  const unlocks = new LRUCache<string, Set<string>>({ max: options.maxSessions * 2, ttl: options.ttlMs, updateAgeOnGet: true });
+  let closed = false;
+
+  const release = (record: SessionRecord): void => {
+    const left = (perPrincipal.get(record.principal) ?? 1) - 1;
+    if (left <= 0) perPrincipal.delete(record.principal);
+    else perPrincipal.set(record.principal, left);
+    if (record.scopeKey === record.id) unlocks.delete(record.scopeKey);
+  };
+
+  const sessions = new LRUCache<string, SessionRecord>({
+    max: options.maxSessions,
+    ttl: options.ttlMs,
+    updateAgeOnGet: true,
+    // Expired entries are purged by a timer so that onExpire fires even for sessions nobody asks about.
+    ttlAutopurge: true,
+    dispose: (record, _id, reason) => {
+      if (reason === 'set') return;
+      release(record);
+      if (reason !== 'delete') options.onExpire?.(record);
+    },
+  });
+
+  return {
+    async create(record) {
+      if (closed) throw new SessionError('SESSION_LIMIT', 'session store is closed');
+      sessions.purgeStale();
+      if (sessions.size >= options.maxSessions) {
+        throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
+      }
+      if ((perPrincipal.get(record.principal) ?? 0) >= options.maxPerPrincipal) {
+        throw new SessionError(
+          'PRINCIPAL_SESSION_LIMIT',
+          `principal "${record.principal}" already holds ${options.maxPerPrincipal} sessions`,
+        );
+      }
+      perPrincipal.set(record.principal, (perPrincipal.get(record.principal) ?? 0) + 1);
+      sessions.set(record.id, record);
+    },
+    async get(id) {
+      return sessions.get(id);
+    },
+    async delete(id) {
+      return sessions.delete(id);
+    },
+    async unlock(scopeKey, skill) {
+      const set = unlocks.get(scopeKey);
+      if (set === undefined) {
+        unlocks.set(scopeKey, new Set([skill]));
+        return true;
+      }
+      if (set.has(skill)) return false;
+      set.add(skill);
+      return true;
+    },
+    async unlocked(scopeKey) {
+      return unlocks.get(scopeKey) ?? EMPTY;
+    },
+    async forget(skills) {
+      const changed: string[] = [];
+      for (const [scopeKey, set] of unlocks.entries()) {
+        let removed = false;
+        for (const skill of skills) removed = set.delete(skill) || removed;
+        if (removed) changed.push(scopeKey);
+      }
+      return changed;
+    },
+    async count() {
+      return sessions.size;
+    },
+    async close() {
+      closed = true;
+      sessions.clear();
+      unlocks.clear();
+    },
+  };
+}
