@@ -5,6 +5,7 @@ export type RunnerErrorCode =
   | 'RUNNER_SPAWN_FAILED' // the interpreter could not be started
   | 'RUNNER_INPUT_TOO_LARGE' // stdin or args over their caps
   | 'RUNNER_CLOSED' // the runner is shutting down
+  | 'RUNNER_ABORTED' // the request's signal aborted before the script was spawned (while queued)
   | 'JOB_NOT_FOUND' // unknown job id, or a job of another owner
   | 'JOB_LIMIT'; // the owner already has jobs.max_per_session live jobs
 
@@ -89,6 +90,9 @@ export interface JobStatus {
   readonly stderr: string;
   readonly stdout_truncated: boolean;
   readonly stderr_truncated: boolean;
+  /** Total bytes the job wrote to each stream so far, before any cut. */
+  readonly stdout_bytes: number;
+  readonly stderr_bytes: number;
   /** Reason of a `failed` job (spawn failure). */
   readonly error?: string;
 }
@@ -97,4 +101,57 @@ export interface JobStatus {
 export interface JobRegistryOptions {
   readonly ttlSeconds: number;
   readonly maxPerOwner: number;
+}
+
+/** Output of a script so far: the kept tail of each stream, its flags and total byte counts. */
+export interface ScriptOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly stdout_truncated: boolean;
+  readonly stderr_truncated: boolean;
+  readonly stdout_bytes: number;
+  readonly stderr_bytes: number;
+}
+
+/** A spawned script that holds a runner slot until it is gone. */
+export interface RunningScript {
+  /** Settles once the process and every member of its group are gone; never rejects. */
+  readonly done: Promise<RunResult>;
+  /** Live output so far, cut to the last `tailLines` lines of each stream. */
+  output(tailLines?: number): ScriptOutput;
+  /** Kills the process group (SIGTERM, then SIGKILL after the grace period); a no-op once it exited or timed out. */
+  cancel(): void;
+  /** Epoch milliseconds of the spawn. */
+  readonly startedAt: number;
+  readonly cancelled: boolean;
+}
+
+/** Runs skill scripts under the concurrency, time, output and environment limits of RunnerOptions. */
+export interface ScriptRunner {
+  /** Starts the script and waits for its result. */
+  run(req: RunRequest): Promise<RunResult>;
+  /** Resolves once the script holds a slot and has been spawned. */
+  start(req: RunRequest): Promise<RunningScript>;
+  /** Scripts running now. */
+  readonly active: number;
+  /** Runs waiting for a slot. */
+  readonly queued: number;
+  /** Rejects queued runs with RUNNER_CLOSED and kills every running script, resolving when they are gone. */
+  close(): Promise<void>;
+}
+
+/** Async jobs of many owners (sessions or principals); an owner only ever sees its own jobs. */
+export interface JobRegistry {
+  /** Starts a job for `owner`; a spawn failure still yields a job, in state `failed`. */
+  start(owner: string, req: RunRequest): Promise<{ job_id: string }>;
+  /** State and output so far; JOB_NOT_FOUND for an unknown, expired or foreign job. */
+  status(owner: string, jobId: string, tailLines?: number): JobStatus;
+  /** Cancels a running job (a no-op on a finished one) and returns its status. */
+  cancel(owner: string, jobId: string): JobStatus;
+  /** Cancels the owner's running jobs and forgets all of its jobs. */
+  dropOwner(owner: string): void;
+  /** Jobs held, running and finished. */
+  readonly size: number;
+  /** Stops the sweep timer, cancels running jobs and resolves when they are gone. */
+  close(): Promise<void>;
 }

@@ -118,7 +118,10 @@ export interface CatalogSkill {
   /** The skill's run/read (and run_async when enabled) tools, in file order. */
   readonly tools: readonly ToolDefinition[];
   /** Tool name of each file's tools, by file path. */
-  readonly toolNames: ReadonlyMap<string, { readonly read: string; readonly run?: string; readonly runAsync?: string }>;
+  readonly toolNames: ReadonlyMap<
+    string,
+    { readonly read: string; readonly run?: string; readonly runAsync?: string }
+  >;
   /** get_info result text for namespaced/eager sessions: body, then the exact tool listing. */
   readonly getInfoText: string;
   /** load_skill result text for universal sessions: body, then the file listing. */
@@ -160,3 +163,34 @@ export interface Catalog {
   /** True when the session with this view may call the named tool now. */
   isVisible(toolName: string, view: ToolView): boolean;
 }
+
+/** Options of loadSkills. */
+export interface LoadSkillsOptions {
+  /** Skill roots in precedence order: on a name clash the first root wins. */
+  readonly roots: readonly string[];
+  readonly validation: Validation;
+}
+
+/** Options of parseSkillMd. */
+export interface ParseSkillMdOptions {
+  /** Absolute path of the SKILL.md, used in problems. */
+  readonly file: string;
+  /** Name of the skill directory: `name` must equal it, and lenient mode falls back to it. */
+  readonly dirName: string;
+  readonly validation: Validation;
+}
+
+/** The fields of a skill that come from its SKILL.md. */
+export type SkillMdFields = Pick<
+  Skill,
+  'name' | 'description' | 'license' | 'compatibility' | 'metadata' | 'allowedTools' | 'body'
+>;
+
+/** What parsing one SKILL.md produced: the fields, or undefined when the skill is refused, and its problems. */
+export interface ParseSkillMdResult {
+  readonly skill: SkillMdFields | undefined;
+  readonly problems: readonly Problem[];
+}
+
+/** Codes of SkillsError: only programming errors throw, skill problems are reported as Problems. */
+export type SkillsErrorCode = 'OPTION_INVALID';

@@ -1,0 +1,40 @@
+/** Raw-HTTP helpers for testing the endpoint's status codes without the SDK client. */
+export const ACCEPT = 'application/json, text/event-stream';
+
+/** A JSON-RPC initialize request body. */
+export const initializeBody = (id = 1, clientName = 'raw-http') => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+});
+
+/** POSTs a JSON-RPC body (object, or a raw string sent as is). */
+export function post(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** The JSON-RPC messages of an SSE (or plain JSON) response body, in order. */
+export async function messagesOf(response: Response): Promise<Array<Record<string, unknown>>> {
+  const text = await response.text();
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) return [JSON.parse(text)];
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+}
+
+/** Opens a session by raw HTTP and sends notifications/initialized; returns its id. */
+export async function openSession(url: URL, headers: Record<string, string> = {}): Promise<string> {
+  const response = await post(url, initializeBody(), headers);
+  const id = response.headers.get('mcp-session-id');
+  await response.text();
+  if (id === null) throw new Error(`initialize failed with ${response.status}`);
+  const done = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, ...headers });
+  await done.text();
+  return id;
+}

@@ -1,0 +1,80 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { parseConfig } from '@skillgate/config';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { createGateway, type Gateway } from '../../src/index.js';
+
+/** Repository root, so tests can point at examples/skills. */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
+/** The hostile test-only skills. */
+export const PROBE_ROOT = join(REPO_ROOT, 'apps/gateway/test/fixtures/skills');
+export const EXAMPLES_ROOT = join(REPO_ROOT, 'examples/skills');
+
+/** A gateway listening on a free loopback port. */
+export interface TestGateway {
+  readonly gateway: Gateway;
+  /** The MCP endpoint URL. */
+  readonly url: URL;
+  /** The base URL (no path). */
+  readonly base: string;
+  close(): Promise<void>;
+}
+
+/** Starts the real gateway on port 0 with a config given as the YAML object would be. */
+export async function startTestGateway(
+  input: Record<string, unknown> = {},
+  env: Record<string, string | undefined> = process.env,
+): Promise<TestGateway> {
+  const withRoots = { ...input, skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) } };
+  const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
+  const logger = pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger;
+  const gateway = await createGateway(config, { env, logger });
+  const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  return { gateway, url: new URL(config.server.path, base), base, close: () => gateway.close() };
+}
+
+/** A real SDK client connected over streamable HTTP, recording the notifications it receives. */
+export interface TestClient {
+  readonly client: Client;
+  readonly transport: StreamableHTTPClientTransport;
+  /** Count of tools/list_changed notifications received so far. */
+  listChanged(): number;
+  close(): Promise<void>;
+}
+
+/** Connects an SDK Client to the gateway (optionally with a bearer token and a client name). */
+export async function connectClient(url: URL, options: { token?: string; name?: string } = {}): Promise<TestClient> {
+  let changes = 0;
+  const client = new Client({ name: options.name ?? 'skillgate-test', version: '1.0.0' }, { capabilities: {} });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changes += 1;
+  });
+  const headers: Record<string, string> = options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` };
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    listChanged: () => changes,
+    close: () => client.close(),
+  };
+}
+
+/** Names of the tools a client currently sees. */
+export async function toolNames(client: Client): Promise<string[]> {
+  const { tools } = await client.listTools();
+  return tools.map((t) => t.name);
+}
+
+/** The text of a tool result's text contents, joined. */
+export function textOf(result: { content?: unknown }): string {
+  const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
+  return content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
+}

@@ -1,0 +1,69 @@
+/** A snapshot of one stream: the returned text, whether anything written is missing from it, total bytes. */
+export interface TailSnapshot {
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly bytes: number;
+}
+
+// Small writes are merged up to this size so the chunk list stays short (a script writing byte by byte).
+const MERGE_BYTES = 4096;
+
+/** Keeps the last `maxBytes` of a stream, so memory stays bounded whatever the script writes. */
+export class OutputTail {
+  readonly #maxBytes: number;
+  #chunks: Buffer[] = [];
+  #kept = 0;
+  #total = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = Math.max(0, maxBytes);
+  }
+
+  push(chunk: Buffer): void {
+    this.#total += chunk.length;
+    const last = this.#chunks.at(-1);
+    if (last !== undefined && last.length + chunk.length <= MERGE_BYTES) {
+      this.#chunks[this.#chunks.length - 1] = Buffer.concat([last, chunk]);
+    } else {
+      this.#chunks.push(chunk);
+    }
+    this.#kept += chunk.length;
+    while (this.#kept > this.#maxBytes) {
+      const first = this.#chunks[0];
+      if (first === undefined) break;
+      const excess = this.#kept - this.#maxBytes;
+      if (first.length <= excess) {
+        this.#chunks.shift();
+        this.#kept -= first.length;
+      } else {
+        // Copy, so the dropped head of a large chunk can be freed.
+        this.#chunks[0] = Buffer.from(first.subarray(excess));
+        this.#kept -= excess;
+      }
+    }
+  }
+
+  /** The last `tailLines` lines of what is kept, decoded as UTF-8. */
+  snapshot(tailLines: number): TailSnapshot {
+    let kept = Buffer.concat(this.#chunks, this.#kept);
+    const cut = this.#total > this.#kept;
+    // The byte cut may split a character: drop its orphaned continuation bytes instead of showing U+FFFD.
+    let start = 0;
+    while (cut && start < 3 && ((kept[start] ?? 0) & 0xc0) === 0x80) start++;
+    kept = kept.subarray(start);
+    const { text, dropped } = lastLines(kept.toString('utf8'), tailLines);
+    return { text, truncated: cut || dropped, bytes: this.#total };
+  }
+}
+
+function lastLines(text: string, count: number): { text: string; dropped: boolean } {
+  if (count <= 0) return { text: '', dropped: text.length > 0 };
+  // A final newline ends the last line; it does not start an empty one.
+  let pos = text.endsWith('\n') ? text.length - 1 : text.length;
+  for (let i = 0; i < count; i++) {
+    const newline = pos > 0 ? text.lastIndexOf('\n', pos - 1) : -1;
+    if (newline < 0) return { text, dropped: false };
+    pos = newline;
+  }
+  return { text: text.slice(pos + 1), dropped: true };
+}

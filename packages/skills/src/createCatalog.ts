@@ -1,0 +1,197 @@
+import { join } from 'node:path';
+import { buildCatalogSkill } from './buildCatalogSkill.js';
+import { deepFreeze } from './deepFreeze.js';
+import { createNameRegistry } from './nameRegistry.js';
+import { sanitizeName } from './sanitizeName.js';
+import { buildSharedTools, loadSkillTool } from './sharedTools.js';
+import { shortHash } from './shortHash.js';
+import { SkillsError } from './skillsError.js';
+import {
+  ASYNC_CANCEL_TOOL,
+  ASYNC_STATUS_TOOL,
+  LIST_SKILL_FILES_TOOL,
+  LOAD_SKILL_TOOL,
+  MIN_NAME_LENGTH,
+  READ_SKILL_FILE_TOOL,
+  RUN_SKILL_SCRIPT_TOOL,
+} from './toolNames.js';
+import { buildToolSchemas } from './toolSchemas.js';
+import type {
+  Catalog,
+  CatalogOptions,
+  CatalogSkill,
+  Problem,
+  Skill,
+  ToolDefinition,
+  ToolTarget,
+  ToolView,
+} from './types.js';
+import { viewCache } from './viewCache.js';
+
+const FIXED_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
+  [LOAD_SKILL_TOOL, { kind: 'load_skill' }],
+  [LIST_SKILL_FILES_TOOL, { kind: 'list_skill_files' }],
+  [READ_SKILL_FILE_TOOL, { kind: 'read_skill_file' }],
+  [RUN_SKILL_SCRIPT_TOOL, { kind: 'run_skill_script' }],
+];
+const ASYNC_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
+  [ASYNC_STATUS_TOOL, { kind: 'get_async_status' }],
+  [ASYNC_CANCEL_TOOL, { kind: 'cancel_async' }],
+];
+
+function checkOptions(options: CatalogOptions): void {
+  if (!Number.isInteger(options.maxNameLength) || options.maxNameLength < MIN_NAME_LENGTH) {
+    throw new SkillsError('OPTION_INVALID', `maxNameLength must be an integer >= ${MIN_NAME_LENGTH}`);
+  }
+  if (!(options.maxTimeoutSeconds > 0) || !Number.isFinite(options.maxTimeoutSeconds)) {
+    throw new SkillsError('OPTION_INVALID', 'maxTimeoutSeconds must be a positive number');
+  }
+}
+
+/**
+ * Builds the immutable tool catalog (DESIGN §3–§4): every name, target, definition and text is computed
+ * here once, so that tools/list and tools/call only look things up.
+ */
+export function createCatalog(skills: readonly Skill[], options: CatalogOptions): Catalog {
+  checkOptions(options);
+  const { asyncEnabled } = options;
+  const problems: Problem[] = [...(options.problems ?? [])];
+  const registry = createNameRegistry(options.maxNameLength, problems);
+  const schemas = deepFreeze(buildToolSchemas(options.maxTimeoutSeconds, asyncEnabled));
+  const shared = deepFreeze(buildSharedTools(schemas, asyncEnabled));
+  const targets = new Map<string, ToolTarget>();
+  // Shared names are reserved even when async is off, so that toggling it never renames a skill tool.
+  for (const [name] of [...FIXED_TOOLS, ...ASYNC_TOOLS]) registry.reserve(name, `shared tool ${name}`);
+  for (const [name, target] of asyncEnabled ? [...FIXED_TOOLS, ...ASYNC_TOOLS] : FIXED_TOOLS) {
+    targets.set(name, target);
+  }
+
+  const entries = new Map<string, CatalogSkill>();
+  const snameOwners = new Map<string, string>();
+  for (const skill of skills) {
+    if (entries.has(skill.name)) {
+      problems.push(duplicateSkill(skill));
+      continue;
+    }
+    const sname = uniqueSname(skill, snameOwners, problems);
+    const entry = buildCatalogSkill(skill, sname, { registry, schemas, asyncEnabled, targets });
+    entries.set(skill.name, deepFreeze(entry));
+  }
+  for (const target of targets.values()) deepFreeze(target);
+
+  const order = new Map([...entries.keys()].map((name, index) => [name, index]));
+  const withScripts = new Set(
+    [...entries.values()].filter((e) => e.skill.files.some((f) => f.isScript)).map((e) => e.skill.name),
+  );
+  const isAllowed = (skill: string, allowed: ReadonlySet<string> | undefined) =>
+    allowed === undefined || allowed.has(skill);
+  const allowedEntries = viewCache((allowed) =>
+    [...entries.values()].filter((e) => isAllowed(e.skill.name, allowed)),
+  );
+  const allowedHasScripts = viewCache((allowed) =>
+    allowedEntries(allowed).some((e) => withScripts.has(e.skill.name)),
+  );
+  const namespacedBase = viewCache((allowed) =>
+    Object.freeze(allowedEntries(allowed).map((e) => e.getInfoTool)),
+  );
+  const eagerList = viewCache((allowed) => {
+    const tools = allowedEntries(allowed).flatMap((e) => [e.getInfoTool, ...e.tools]);
+    return Object.freeze(allowedHasScripts(allowed) ? [...tools, ...shared.async] : tools);
+  });
+  const universalList = viewCache((allowed) =>
+    Object.freeze([
+      deepFreeze(loadSkillTool(allowedEntries(allowed), schemas)),
+      ...shared.universal,
+      ...shared.async,
+    ]),
+  );
+
+  /** Unlocked skills the view may use, in catalog order. */
+  const unlockedEntries = (view: ToolView): CatalogSkill[] => {
+    const found: CatalogSkill[] = [];
+    for (const name of view.unlocked) {
+      const entry = entries.get(name);
+      if (entry !== undefined && isAllowed(name, view.allowed)) found.push(entry);
+    }
+    return found.sort((a, b) => (order.get(a.skill.name) ?? 0) - (order.get(b.skill.name) ?? 0));
+  };
+  const anyUnlockedScripts = (view: ToolView): boolean => {
+    for (const name of view.unlocked) if (withScripts.has(name) && isAllowed(name, view.allowed)) return true;
+    return false;
+  };
+
+  const listTools = (view: ToolView): readonly ToolDefinition[] => {
+    if (view.disclosure === 'universal') return universalList(view.allowed);
+    if (view.disclosure === 'eager') return eagerList(view.allowed);
+    const base = namespacedBase(view.allowed);
+    const unlocked = unlockedEntries(view);
+    if (unlocked.length === 0) return base;
+    const tools = base.concat(...unlocked.map((e) => e.tools));
+    return Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
+  };
+
+  const isVisible = (toolName: string, view: ToolView): boolean => {
+    const target = targets.get(toolName);
+    if (target === undefined) return false;
+    switch (target.kind) {
+      case 'load_skill':
+      case 'list_skill_files':
+      case 'read_skill_file':
+      case 'run_skill_script':
+        return view.disclosure === 'universal';
+      case 'get_async_status':
+      case 'cancel_async':
+        if (view.disclosure === 'universal') return true;
+        return view.disclosure === 'eager' ? allowedHasScripts(view.allowed) : anyUnlockedScripts(view);
+      case 'get_info':
+        return view.disclosure !== 'universal' && isAllowed(target.skill, view.allowed);
+      default:
+        if (view.disclosure === 'universal' || !isAllowed(target.skill, view.allowed)) return false;
+        return view.disclosure === 'eager' || view.unlocked.has(target.skill);
+    }
+  };
+
+  return Object.freeze({
+    skills: entries,
+    problems: Object.freeze(problems),
+    asyncEnabled,
+    resolve: (toolName: string) => targets.get(toolName),
+    listTools,
+    isVisible,
+  });
+}
+
+function duplicateSkill(skill: Skill): Problem {
+  return {
+    severity: 'warning',
+    code: 'NAME_CLASH',
+    file: join(skill.dir, 'SKILL.md'),
+    field: 'name',
+    skill: skill.name,
+    reason: `skill "${skill.name}" is already in the catalog; this one is ignored`,
+  };
+}
+
+/**
+ * The skill's `sname`, made unique across the catalog: a skill that sanitizes like an earlier one gets a
+ * hash of its own name appended, so all of its tools share one distinct prefix.
+ */
+function uniqueSname(skill: Skill, owners: Map<string, string>, problems: Problem[]): string {
+  const wanted = sanitizeName(skill.name);
+  let sname = wanted;
+  for (let attempt = 1; owners.has(sname); attempt++) {
+    sname = `${wanted}_${shortHash(attempt === 1 ? skill.name : `${skill.name}\0${attempt}`)}`;
+  }
+  if (sname !== wanted) {
+    problems.push({
+      severity: 'warning',
+      code: 'TOOL_NAME_CLASH',
+      file: join(skill.dir, 'SKILL.md'),
+      field: 'name',
+      skill: skill.name,
+      reason: `skill "${skill.name}" sanitizes to "${wanted}" like skill "${owners.get(wanted)}"; its tools use "${sname}"`,
+    });
+  }
+  owners.set(sname, skill.name);
+  return sname;
+}

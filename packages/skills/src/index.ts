@@ -1,0 +1,40 @@
+export { createCatalog } from './createCatalog.js';
+export { fileToolSuffix } from './fileToolSuffix.js';
+export { loadSkills } from './loadSkills.js';
+export { parseSkillMd } from './parseSkillMd.js';
+export { renderSummary } from './renderSummary.js';
+export { sanitizeName } from './sanitizeName.js';
+export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
+export { SkillsError } from './skillsError.js';
+export {
+  ASYNC_CANCEL_TOOL,
+  ASYNC_STATUS_TOOL,
+  LIST_SKILL_FILES_TOOL,
+  LOAD_SKILL_TOOL,
+  MIN_NAME_LENGTH,
+  READ_SKILL_FILE_TOOL,
+  RUN_SKILL_SCRIPT_TOOL,
+} from './toolNames.js';
+export type {
+  Catalog,
+  CatalogOptions,
+  CatalogSkill,
+  Disclosure,
+  LoadResult,
+  LoadSkillsOptions,
+  ParseSkillMdOptions,
+  ParseSkillMdResult,
+  Problem,
+  ProblemCode,
+  Skill,
+  SkillFile,
+  SkillMdFields,
+  SkillsErrorCode,
+  SummaryFormat,
+  ToolDefinition,
+  ToolInputSchema,
+  ToolKind,
+  ToolTarget,
+  ToolView,
+  Validation,
+} from './types.js';

@@ -1,0 +1,143 @@
+import type { Dirent, Stats } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errorCode } from './errorCode.js';
+import { isInside } from './isInside.js';
+import { mimeTypeOf } from './mimeType.js';
+import { sniffBinary } from './sniffBinary.js';
+import type { Problem, SkillFile } from './types.js';
+
+/** Most files served per skill; the rest are reported and left out. */
+export const MAX_FILES_PER_SKILL = 1000;
+
+const VENDORED_DIRS = new Set(['node_modules', '__pycache__', '.venv', 'venv', 'bower_components']);
+
+interface Walk {
+  readonly skill: string;
+  readonly skillDir: string;
+  readonly skillReal: string;
+  readonly files: SkillFile[];
+  readonly problems: Problem[];
+  full: boolean;
+}
+
+/** What scanning a skill directory found: its served files, sorted by path, and the entries it skipped. */
+export interface ScanResult {
+  readonly files: readonly SkillFile[];
+  readonly problems: readonly Problem[];
+}
+
+const byPath = (a: { path: string }, b: { path: string }): number =>
+  a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+
+/** Lists the resources of the skill in `skillDir` (DESIGN §2): every regular file except the top SKILL.md. */
+export async function scanSkillFiles(skillDir: string, skill: string): Promise<ScanResult> {
+  const skillReal = await realpath(skillDir);
+  const walk: Walk = { skill, skillDir, skillReal, files: [], problems: [], full: false };
+  await walkDir(walk, skillDir, skillReal, '', new Set([skillReal]));
+  return { files: walk.files.sort(byPath), problems: walk.problems };
+}
+
+function skip(walk: Walk, file: string, reason: string): void {
+  walk.problems.push({ severity: 'warning', code: 'FILE_SKIPPED', file, skill: walk.skill, reason });
+}
+
+/**
+ * Walks one directory. `fsDir` is where it is read from, `realDir` its real path (for loop detection),
+ * `prefix` the POSIX path of the directory inside the skill, `ancestors` the real paths above it.
+ */
+async function walkDir(
+  walk: Walk,
+  fsDir: string,
+  realDir: string,
+  prefix: string,
+  ancestors: ReadonlySet<string>,
+) {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(fsDir, { withFileTypes: true });
+  } catch (error) {
+    skip(walk, fsDir, `${prefix || './'}: cannot read directory (${errorCode(error)})`);
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (walk.full) return;
+    if (prefix === '' && entry.name === 'SKILL.md') continue;
+    await visitEntry(walk, entry, fsDir, realDir, prefix, ancestors);
+  }
+}
+
+async function visitEntry(
+  walk: Walk,
+  entry: Dirent,
+  fsDir: string,
+  realDir: string,
+  prefix: string,
+  ancestors: ReadonlySet<string>,
+): Promise<void> {
+  const path = prefix + entry.name;
+  const fsPath = join(fsDir, entry.name);
+  if (entry.name.startsWith('.')) {
+    skip(walk, fsPath, `${path}: dotfiles are not served`);
+    return;
+  }
+  let target = fsPath;
+  let real = join(realDir, entry.name);
+  if (entry.isSymbolicLink()) {
+    try {
+      real = await realpath(fsPath);
+    } catch (error) {
+      skip(walk, fsPath, `${path}: broken symlink (${errorCode(error)})`);
+      return;
+    }
+    if (!isInside(real, walk.skillReal)) {
+      skip(walk, fsPath, `${path}: symlink leads outside the skill directory`);
+      return;
+    }
+    // Serve the target resolved now, so that retargeting the link later cannot leave the skill.
+    target = real;
+  }
+  let stats: Stats;
+  try {
+    stats = await stat(target);
+  } catch (error) {
+    skip(walk, fsPath, `${path}: cannot stat (${errorCode(error)})`);
+    return;
+  }
+  if (stats.isDirectory()) {
+    if (VENDORED_DIRS.has(entry.name)) skip(walk, fsPath, `${path}/: vendored directory not served`);
+    else if (ancestors.has(real)) skip(walk, fsPath, `${path}: symlink loop`);
+    else await walkDir(walk, target, real, `${path}/`, new Set([...ancestors, real]));
+  } else if (!stats.isFile()) {
+    skip(walk, fsPath, `${path}: not a regular file`);
+  } else if (walk.files.length >= MAX_FILES_PER_SKILL) {
+    walk.full = true;
+    skip(
+      walk,
+      walk.skillDir,
+      `more than ${MAX_FILES_PER_SKILL} files: ${path} and later files are not served`,
+    );
+  } else {
+    await addFile(walk, path, target, stats);
+  }
+}
+
+async function addFile(walk: Walk, path: string, absolutePath: string, stats: Stats): Promise<void> {
+  let isBinary: boolean;
+  try {
+    isBinary = await sniffBinary(absolutePath);
+  } catch (error) {
+    skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
+    return;
+  }
+  walk.files.push({
+    path,
+    absolutePath,
+    size: stats.size,
+    isScript: path.startsWith('scripts/'),
+    isExecutable: (stats.mode & 0o111) !== 0,
+    mimeType: mimeTypeOf(path, isBinary),
+    isBinary,
+  });
+}

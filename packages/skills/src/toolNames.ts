@@ -1,0 +1,20 @@
+/** Shared tool that reports the state and output so far of an async job. */
+export const ASYNC_STATUS_TOOL = 'skill_get_async_status';
+
+/** Shared tool that cancels an async job. */
+export const ASYNC_CANCEL_TOOL = 'skill_cancel_async';
+
+/** Universal mode: returns a skill's instructions and file list. */
+export const LOAD_SKILL_TOOL = 'load_skill';
+
+/** Universal mode: lists the files of a skill. */
+export const LIST_SKILL_FILES_TOOL = 'list_skill_files';
+
+/** Universal mode: reads one file of a skill. */
+export const READ_SKILL_FILE_TOOL = 'read_skill_file';
+
+/** Universal mode: runs one script of a skill. */
+export const RUN_SKILL_SCRIPT_TOOL = 'run_skill_script';
+
+/** Smallest allowed `maxNameLength`: the longest fixed tool name must fit. */
+export const MIN_NAME_LENGTH = ASYNC_STATUS_TOOL.length;
