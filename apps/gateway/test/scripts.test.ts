@@ -37,7 +37,7 @@ describe('run tools', () => {
     const { result, s } = await run('skill_text-stats_run_stats_py', { stdin: 'the cat the dog\nthe end\n' });
     expect(result.isError).toBeFalsy();
     expect(s.exit_code).toBe(0);
-    expect(JSON.parse(s.stdout)).toMatchObject({ lines: 2, words: 5 });
+    expect(JSON.parse(s.stdout)).toMatchObject({ lines: 2, words: 6 });
     expect(textOf(result)).toContain('exit code 0');
   });
 

@@ -12,7 +12,7 @@ describe('fileToolSuffix', () => {
     ['docs/scripts/x.sh', 'docs_scripts_x_sh'],
     ['Scripts/Build.SH', 'scripts_build_sh'],
     ['scripts/my script (v2).py', 'my_script_v2_py'],
-    ['assets/.well-known', 'well-known'],
+    ['assets/icons/16x16.png', 'icons_16x16_png'],
     ['scripts/build_sh', 'build_sh'],
   ])('turns %j into %j', (path, expected) => {
     expect(fileToolSuffix(path)).toBe(expected);

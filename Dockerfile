@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# skillgate: MCP gateway for Agent Skills. Build: docker build -t skillgate .
+# Run:   docker run -p 3000:3000 -e SKILLGATE_TOKEN=... -v $PWD/my-skills:/skills:ro skillgate
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /src
+RUN npm install --global pnpm@10.34.8
+COPY . .
+# The same script scripts/image-smoke replays in CI (no Docker engine there).
+RUN scripts/deploy-bundle /out
+
+FROM node:24-bookworm-slim
+# python3 and bash run the example skills' scripts; tini is PID 1, so SIGTERM reaches node and
+# orphaned script processes are reaped.
+RUN apt-get update \
+ && apt-get install --yes --no-install-recommends python3 tini \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /out /app
+COPY configs/docker.yaml /config/skillgate.yaml
+COPY examples/skills /skills
+ENV NODE_ENV=production SKILLGATE_CONFIG=/config/skillgate.yaml
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/cli.js"]
+CMD ["serve"]

@@ -1,0 +1,141 @@
+import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
+import { OutputTail } from './outputTail.js';
+import { RunnerError } from './runnerError.js';
+import type { RunningScript, RunResult, ScriptOutput } from './types.js';
+
+/** Everything needed to spawn one script, already resolved and checked by the runner. */
+export interface SpawnSpec {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly stdin: string | undefined;
+  readonly timeoutMs: number;
+  readonly killGraceMs: number;
+  readonly maxOutputBytes: number;
+  /** Lines of each stream in the result, and the default of live output. */
+  readonly tailLines: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** Spawns a script in its own process group and resolves once it runs; RUNNER_SPAWN_FAILED if it cannot start. */
+export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
+  const subprocess = execa(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    extendEnv: false,
+    shell: false,
+    // Its own process group, so a timeout or cancel reaches every process the script forked.
+    detached: true,
+    buffer: false,
+    reject: false,
+    forceKillAfterDelay: false,
+    // Without input the script reads /dev/null: immediate EOF, never a hang.
+    ...(spec.stdin === undefined ? { stdin: 'ignore' as const } : { input: spec.stdin }),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const { pid } = subprocess;
+  if (pid === undefined) {
+    const failure = await subprocess;
+    throw new RunnerError('RUNNER_SPAWN_FAILED', `could not start "${spec.file}": ${failure.shortMessage}`, {
+      cause: failure.cause ?? failure,
+    });
+  }
+
+  const startedAt = Date.now();
+  const startedTick = performance.now();
+  const stdout = new OutputTail(spec.maxOutputBytes);
+  const stderr = new OutputTail(spec.maxOutputBytes);
+  subprocess.stdout.on('data', (chunk: Buffer | string) => stdout.push(toBuffer(chunk)));
+  subprocess.stderr.on('data', (chunk: Buffer | string) => stderr.push(toBuffer(chunk)));
+
+  let exited = false;
+  let timedOut = false;
+  let cancelled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  const killGroup = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the whole group is already gone, which is the goal.
+    }
+  };
+  const terminate = (): void => {
+    if (exited || killTimer !== undefined) return;
+    killGroup('SIGTERM');
+    killTimer = setTimeout(() => killGroup('SIGKILL'), spec.killGraceMs);
+  };
+  const timeoutTimer = setTimeout(() => {
+    if (exited || killTimer !== undefined) return;
+    timedOut = true;
+    terminate();
+  }, spec.timeoutMs);
+  const cancel = (): void => {
+    if (exited || killTimer !== undefined) return;
+    cancelled = true;
+    terminate();
+  };
+
+  subprocess.once('exit', () => {
+    exited = true;
+    clearTimeout(timeoutTimer);
+    clearTimeout(killTimer);
+    // Leftover background children would hold stdout open and keep the run alive: they go with the script.
+    killGroup('SIGKILL');
+    // A child that left the group (setsid) may still hold the pipes: stop waiting for them after the grace.
+    drainTimer = setTimeout(() => {
+      subprocess.stdout.destroy();
+      subprocess.stderr.destroy();
+    }, spec.killGraceMs);
+  });
+  spec.signal?.addEventListener('abort', cancel, { once: true });
+
+  const output = (tailLines = spec.tailLines): ScriptOutput => {
+    const out = stdout.snapshot(tailLines);
+    const err = stderr.snapshot(tailLines);
+    return {
+      stdout: out.text,
+      stderr: err.text,
+      stdout_truncated: out.truncated,
+      stderr_truncated: err.truncated,
+      stdout_bytes: out.bytes,
+      stderr_bytes: err.bytes,
+    };
+  };
+
+  const done = (async (): Promise<RunResult> => {
+    try {
+      const result = await subprocess;
+      return {
+        exit_code: result.exitCode ?? null,
+        signal: result.signal ?? null,
+        timed_out: timedOut,
+        duration_ms: Math.round(performance.now() - startedTick),
+        ...output(),
+      };
+    } finally {
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      spec.signal?.removeEventListener('abort', cancel);
+    }
+  })();
+
+  return {
+    done,
+    output,
+    cancel,
+    startedAt,
+    get cancelled() {
+      return cancelled;
+    },
+  };
+}
+
+function toBuffer(chunk: Buffer | string): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+}
