@@ -4,6 +4,9 @@ import { createSlotPool } from './slotPool.js';
 import { spawnScript } from './spawnScript.js';
 import type { RunnerOptions, RunningScript, RunRequest, ScriptRunner } from './types.js';
 
+// setTimeout fires at once for longer delays, which would kill every script on spawn.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Creates the script runner: no shell, scrubbed environment, process-group kills, bounded output and concurrency. */
 export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   const interpreters = new Map(
@@ -41,22 +44,29 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   async function start(req: RunRequest): Promise<RunningScript> {
     if (closed) throw new RunnerError('RUNNER_CLOSED', 'the script runner is shutting down');
     if (req.stdin !== undefined && Buffer.byteLength(req.stdin) > options.maxStdinBytes) {
-      throw new RunnerError('RUNNER_INPUT_TOO_LARGE', `stdin is over the limit of ${options.maxStdinBytes} bytes`);
+      throw new RunnerError(
+        'RUNNER_INPUT_TOO_LARGE',
+        `stdin is over the limit of ${options.maxStdinBytes} bytes`,
+      );
     }
     const { file, args } = command(req);
     const release = await pool.acquire(req.principal, req.signal);
     let script: RunningScript;
     try {
       if (closed) throw new RunnerError('RUNNER_CLOSED', 'the script runner is shutting down');
-      if (req.signal?.aborted) throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
-      const seconds = Math.min(req.timeoutSeconds ?? options.defaultTimeoutSeconds, options.maxTimeoutSeconds);
+      if (req.signal?.aborted)
+        throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
+      const seconds = Math.min(
+        req.timeoutSeconds ?? options.defaultTimeoutSeconds,
+        options.maxTimeoutSeconds,
+      );
       script = await spawnScript({
         file,
         args,
         cwd: req.skillDir,
         env: environment(req),
         stdin: req.stdin,
-        timeoutMs: Math.max(0, seconds * 1000),
+        timeoutMs: Math.min(Math.max(0, seconds * 1000), MAX_TIMER_MS),
         killGraceMs: options.killGraceMs,
         maxOutputBytes: options.maxOutputBytes,
         tailLines: req.tailLines ?? options.defaultTailLines,

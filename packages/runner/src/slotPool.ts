@@ -70,11 +70,13 @@ export function createSlotPool(limits: SlotLimits): SlotPool {
 
   return {
     acquire(principal, signal) {
-      if (closed) return Promise.reject(new RunnerError('RUNNER_CLOSED', 'the script runner is shutting down'));
+      if (closed)
+        return Promise.reject(new RunnerError('RUNNER_CLOSED', 'the script runner is shutting down'));
       if (signal?.aborted) return Promise.reject(aborted());
       if (fits(principal)) return Promise.resolve(take(principal));
       if (queue.length >= limits.maxQueue) {
-        const queueNote = limits.maxQueue === 0 ? 'queueing is off' : `the queue is full (${limits.maxQueue} waiting)`;
+        const queueNote =
+          limits.maxQueue === 0 ? 'queueing is off' : `the queue is full (${limits.maxQueue} waiting)`;
         return Promise.reject(new RunnerError('RUNNER_BUSY', `${limitReached(principal)} and ${queueNote}`));
       }
       return new Promise((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { OutputTail } from './outputTail.js';
@@ -39,9 +40,14 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
   const { pid } = subprocess;
   if (pid === undefined) {
     const failure = await subprocess;
-    throw new RunnerError('RUNNER_SPAWN_FAILED', `could not start "${spec.file}": ${failure.shortMessage}`, {
-      cause: failure.cause ?? failure,
-    });
+    // Name the program, not its absolute path: the message reaches the client.
+    throw new RunnerError(
+      'RUNNER_SPAWN_FAILED',
+      `could not start "${basename(spec.file)}" (${failure.code ?? 'error'})`,
+      {
+        cause: failure.cause ?? failure,
+      },
+    );
   }
 
   const startedAt = Date.now();

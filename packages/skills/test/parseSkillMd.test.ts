@@ -8,7 +8,8 @@ const parse = (text: string, validation: Validation = 'lenient', dirName = 'pdf'
 
 const md = (frontmatter: string, body = '# Body\n'): string => `---\n${frontmatter}\n---\n${body}`;
 
-const codes = (result: ParseSkillMdResult) => result.problems.map((p) => [p.code, p.field ?? null, p.severity]);
+const codes = (result: ParseSkillMdResult) =>
+  result.problems.map((p) => [p.code, p.field ?? null, p.severity]);
 
 describe('parseSkillMd', () => {
   it('parses a valid SKILL.md with every field and no problems', () => {
@@ -41,7 +42,9 @@ describe('parseSkillMd', () => {
   });
 
   it('uses YAML 1.2: dates stay strings, yes/no stay strings', () => {
-    const result = parse(md('name: pdf\ndescription: yes\nmetadata:\n  released: "2024-01-01"\n  plain: hello'));
+    const result = parse(
+      md('name: pdf\ndescription: yes\nmetadata:\n  released: "2024-01-01"\n  plain: hello'),
+    );
     expect(result.skill?.description).toBe('yes');
     const dated = parse(md('name: pdf\ndescription: 2024-01-01'));
     expect(dated.skill?.description).toBe('2024-01-01');
@@ -67,8 +70,18 @@ describe('parseSkillMd', () => {
       ['duplicate keys', md('name: pdf\nname: pdf\ndescription: x'), 'FRONTMATTER_INVALID', null],
       ['a YAML list as frontmatter', md('- name\n- description'), 'FRONTMATTER_INVALID', null],
       ['a scalar as frontmatter', md('just text'), 'FRONTMATTER_INVALID', null],
-      ['JavaScript frontmatter', '---js\n{ name: "pdf", description: "x" }\n---\n', 'FRONTMATTER_INVALID', null],
-      ['JSON frontmatter', '---json\n{ "name": "pdf", "description": "x" }\n---\n', 'FRONTMATTER_INVALID', null],
+      [
+        'JavaScript frontmatter',
+        '---js\n{ name: "pdf", description: "x" }\n---\n',
+        'FRONTMATTER_INVALID',
+        null,
+      ],
+      [
+        'JSON frontmatter',
+        '---json\n{ "name": "pdf", "description": "x" }\n---\n',
+        'FRONTMATTER_INVALID',
+        null,
+      ],
       ['missing description', md('name: pdf'), 'FIELD_MISSING', 'description'],
       ['null description', md('name: pdf\ndescription:'), 'FIELD_MISSING', 'description'],
       ['empty description', md('name: pdf\ndescription: "  "'), 'FIELD_INVALID', 'description'],
@@ -93,21 +106,87 @@ describe('parseSkillMd', () => {
     const cases: Array<[string, string, Array<[string, string]>]> = [
       ['missing name', 'description: d', [['FIELD_MISSING', 'name']]],
       ['non-string name', 'name: 12\ndescription: d', [['FIELD_INVALID', 'name']]],
-      ['uppercase name', 'name: PDF\ndescription: d', [['FIELD_INVALID', 'name'], ['NAME_MISMATCH', 'name']]],
-      ['leading hyphen', 'name: -pdf\ndescription: d', [['FIELD_INVALID', 'name'], ['NAME_MISMATCH', 'name']]],
-      ['trailing hyphen', 'name: pdf-\ndescription: d', [['FIELD_INVALID', 'name'], ['NAME_MISMATCH', 'name']]],
-      ['double hyphen', 'name: p--df\ndescription: d', [['FIELD_INVALID', 'name'], ['NAME_MISMATCH', 'name']]],
-      ['underscore', 'name: p_df\ndescription: d', [['FIELD_INVALID', 'name'], ['NAME_MISMATCH', 'name']]],
-      ['name over 64 chars', `name: ${'a'.repeat(65)}\ndescription: d`, [['FIELD_INVALID', 'name'], ['NAME_MISMATCH', 'name']]],
+      [
+        'uppercase name',
+        'name: PDF\ndescription: d',
+        [
+          ['FIELD_INVALID', 'name'],
+          ['NAME_MISMATCH', 'name'],
+        ],
+      ],
+      [
+        'leading hyphen',
+        'name: -pdf\ndescription: d',
+        [
+          ['FIELD_INVALID', 'name'],
+          ['NAME_MISMATCH', 'name'],
+        ],
+      ],
+      [
+        'trailing hyphen',
+        'name: pdf-\ndescription: d',
+        [
+          ['FIELD_INVALID', 'name'],
+          ['NAME_MISMATCH', 'name'],
+        ],
+      ],
+      [
+        'double hyphen',
+        'name: p--df\ndescription: d',
+        [
+          ['FIELD_INVALID', 'name'],
+          ['NAME_MISMATCH', 'name'],
+        ],
+      ],
+      [
+        'underscore',
+        'name: p_df\ndescription: d',
+        [
+          ['FIELD_INVALID', 'name'],
+          ['NAME_MISMATCH', 'name'],
+        ],
+      ],
+      [
+        'name over 64 chars',
+        `name: ${'a'.repeat(65)}\ndescription: d`,
+        [
+          ['FIELD_INVALID', 'name'],
+          ['NAME_MISMATCH', 'name'],
+        ],
+      ],
       ['name differing from the directory', 'name: other\ndescription: d', [['NAME_MISMATCH', 'name']]],
-      ['description over 1024 chars', `name: pdf\ndescription: ${'d'.repeat(1025)}`, [['FIELD_INVALID', 'description']]],
-      ['compatibility over 500 chars', `name: pdf\ndescription: d\ncompatibility: ${'c'.repeat(501)}`, [['FIELD_INVALID', 'compatibility']]],
-      ['empty compatibility', 'name: pdf\ndescription: d\ncompatibility: ""', [['FIELD_INVALID', 'compatibility']]],
-      ['non-string compatibility', 'name: pdf\ndescription: d\ncompatibility: 3', [['FIELD_INVALID', 'compatibility']]],
+      [
+        'description over 1024 chars',
+        `name: pdf\ndescription: ${'d'.repeat(1025)}`,
+        [['FIELD_INVALID', 'description']],
+      ],
+      [
+        'compatibility over 500 chars',
+        `name: pdf\ndescription: d\ncompatibility: ${'c'.repeat(501)}`,
+        [['FIELD_INVALID', 'compatibility']],
+      ],
+      [
+        'empty compatibility',
+        'name: pdf\ndescription: d\ncompatibility: ""',
+        [['FIELD_INVALID', 'compatibility']],
+      ],
+      [
+        'non-string compatibility',
+        'name: pdf\ndescription: d\ncompatibility: 3',
+        [['FIELD_INVALID', 'compatibility']],
+      ],
       ['non-string license', 'name: pdf\ndescription: d\nlicense: [MIT]', [['FIELD_INVALID', 'license']]],
-      ['non-string allowed-tools', 'name: pdf\ndescription: d\nallowed-tools: [Bash]', [['FIELD_INVALID', 'allowed-tools']]],
+      [
+        'non-string allowed-tools',
+        'name: pdf\ndescription: d\nallowed-tools: [Bash]',
+        [['FIELD_INVALID', 'allowed-tools']],
+      ],
       ['metadata not a map', 'name: pdf\ndescription: d\nmetadata: [a]', [['FIELD_INVALID', 'metadata']]],
-      ['non-string metadata value', 'name: pdf\ndescription: d\nmetadata:\n  version: 1.0', [['FIELD_INVALID', 'metadata.version']]],
+      [
+        'non-string metadata value',
+        'name: pdf\ndescription: d\nmetadata:\n  version: 1.0',
+        [['FIELD_INVALID', 'metadata.version']],
+      ],
       ['unknown top-level field', 'name: pdf\ndescription: d\nversion: "1"', [['FIELD_UNKNOWN', 'version']]],
     ];
 
@@ -139,7 +218,9 @@ describe('parseSkillMd', () => {
 
   it('drops malformed optional fields and keeps the valid metadata entries', () => {
     const result = parse(
-      md('name: pdf\ndescription: d\nlicense: [MIT]\nmetadata:\n  version: 1.0\n  owner: docs\n  __proto__: polluted'),
+      md(
+        'name: pdf\ndescription: d\nlicense: [MIT]\nmetadata:\n  version: 1.0\n  owner: docs\n  __proto__: polluted',
+      ),
       'lenient',
     );
     expect(result.skill?.license).toBeUndefined();

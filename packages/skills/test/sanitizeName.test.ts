@@ -31,11 +31,14 @@ describe('sanitizeName', () => {
     expect(sanitizeName(long)).toBe(long);
   });
 
-  it.each(['数据', '🚀', '...', '___', '', '-'])('turns %j, which has nothing usable, into a stable short hash', (raw) => {
-    const result = sanitizeName(raw);
-    expect(result).toMatch(/^[0-9a-f]{6}$/);
-    expect(sanitizeName(raw)).toBe(result);
-  });
+  it.each(['数据', '🚀', '...', '___', '', '-'])(
+    'turns %j, which has nothing usable, into a stable short hash',
+    (raw) => {
+      const result = sanitizeName(raw);
+      expect(result).toMatch(/^[0-9a-f]{6}$/);
+      expect(sanitizeName(raw)).toBe(result);
+    },
+  );
 
   it('gives different unusable names different hashes', () => {
     expect(sanitizeName('数据')).not.toBe(sanitizeName('文件'));

@@ -1,7 +1,11 @@
 import type { Skill, SkillFile } from '../../src/index.js';
 
 /** An in-memory skill with the given file paths, for catalog tests that need exact names. */
-export function makeSkill(name: string, paths: readonly string[] = [], description = `The ${name} skill.`): Skill {
+export function makeSkill(
+  name: string,
+  paths: readonly string[] = [],
+  description = `The ${name} skill.`,
+): Skill {
   const dir = `/skills/${name}`;
   const files: SkillFile[] = [...paths].sort().map((path) => ({
     path,
