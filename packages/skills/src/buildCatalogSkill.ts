@@ -42,13 +42,8 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
     skill: skill.name,
   });
   targets.set(getInfoName, { kind: 'get_info', skill: skill.name });
-  const getInfoTool: ToolDefinition = {
-    name: getInfoName,
-    title: skill.name,
-    description: skill.description,
-    inputSchema: schemas.none,
-    annotations: { readOnlyHint: true },
-  };
+  // Only what a model needs: this definition is listed once per skill in every session's first tools/list.
+  const getInfoTool: ToolDefinition = { name: getInfoName, description: skill.description, inputSchema: schemas.getInfo };
 
   const listed: ListedTool[] = [];
   const addTool = (kind: FileKind, file: SkillFile, sfile: string): string => {

@@ -21,14 +21,12 @@ async function alphaCatalog(asyncEnabled: boolean): Promise<Catalog> {
 const byName = (tools: readonly ToolDefinition[], name: string) => tools.find((t) => t.name === name);
 
 describe('createCatalog: tool definitions and texts', () => {
-  it('describes get_info by the skill description exactly, titled by the skill name', async () => {
+  it('describes get_info by the skill description exactly and nothing more', async () => {
     const alpha = (await alphaCatalog(false)).skills.get('alpha');
     expect(alpha?.getInfoTool).toEqual({
       name: 'skill_alpha_get_info',
-      title: 'alpha',
       description: 'Builds alpha reports from CSV files. Use when asked for an alpha report.',
-      inputSchema: EMPTY,
-      annotations: { readOnlyHint: true },
+      inputSchema: { type: 'object', properties: {} },
     });
   });
 
