@@ -1,40 +1,77 @@
+import { sep } from 'node:path';
 import type { SkillgateConfig } from '@skillgate/config';
-import { type Catalog, createCatalog, loadSkills } from '@skillgate/skills';
+import { type Catalog, type LoadResult, type Problem, type Skill, createCatalog, loadSkills } from '@skillgate/skills';
 
 /** Holds the current catalog; a reload swaps it atomically, so in-flight calls keep the one they started with. */
 export interface CatalogSource {
   readonly current: Catalog;
-  /** Reloads every root and swaps the catalog in. */
+  /** Reloads every root and swaps the new catalog in. */
   reload(): Promise<Catalog>;
   /** Called after every swap with the old and the new catalog. */
   onChange(listener: (previous: Catalog, next: Catalog) => void): void;
 }
 
+const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) => ({
+  maxNameLength: config.tools.max_name_length,
+  asyncEnabled: config.skills.async_enabled,
+  maxTimeoutSeconds: config.scripts.max_timeout,
+  problems,
+});
+
 /** Builds a catalog from the configured roots (DESIGN §2–§3). */
 export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
   const { skills, problems } = await loadSkills({ roots: config.skills.roots, validation: config.skills.validation });
-  return createCatalog(skills, {
-    maxNameLength: config.tools.max_name_length,
-    asyncEnabled: config.skills.async_enabled,
-    maxTimeoutSeconds: config.scripts.max_timeout,
-    problems,
-  });
+  return createCatalog(skills, catalogOptions(config, problems));
+}
+
+const isInside = (file: string, dir: string): boolean => file === dir || file.startsWith(dir + sep);
+
+/**
+ * A skill that was served before and whose directory now only yields errors (a broken edit) keeps its
+ * last good version, so one bad save does not take a skill away from every agent using it.
+ */
+export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult {
+  const names = new Set(loaded.skills.map((s) => s.name));
+  const kept: Skill[] = [];
+  const problems = [...loaded.problems];
+  for (const { skill } of previous.skills.values()) {
+    if (names.has(skill.name)) continue;
+    const broken = loaded.problems.some((p) => p.severity === 'error' && isInside(p.file, skill.dir));
+    if (!broken) continue;
+    kept.push(skill);
+    problems.push({
+      severity: 'warning',
+      code: 'SKILL_KEPT_LAST_GOOD',
+      file: skill.dir,
+      skill: skill.name,
+      reason: `the edited skill does not load; still serving its last good version`,
+    });
+  }
+  return { skills: [...loaded.skills, ...kept], problems };
 }
 
 /** Loads the catalog once and returns a source that can reload it. */
 export async function createCatalogSource(config: SkillgateConfig): Promise<CatalogSource> {
   let current = await buildCatalog(config);
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
+  let pending: Promise<Catalog> = Promise.resolve(current);
+  const reloadOnce = async (): Promise<Catalog> => {
+    const loaded = await loadSkills({ roots: config.skills.roots, validation: config.skills.validation });
+    const { skills, problems } = keepLastGood(current, loaded);
+    const next = createCatalog(skills, catalogOptions(config, problems));
+    const previous = current;
+    current = next;
+    for (const listener of listeners) listener(previous, next);
+    return next;
+  };
   return {
     get current() {
       return current;
     },
-    async reload() {
-      const next = await buildCatalog(config);
-      const previous = current;
-      current = next;
-      for (const listener of listeners) listener(previous, next);
-      return next;
+    reload() {
+      // Reloads run one after another, so a slow load never swaps in an older view over a newer one.
+      pending = pending.then(reloadOnce, reloadOnce);
+      return pending;
     },
     onChange(listener) {
       listeners.push(listener);

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
 import { buildApp } from './buildApp.js';
+import { notifyCatalogChange } from './catalogChanges.js';
 import { createCatalogSource } from './catalogSource.js';
 import { createDisclosurePicker } from './clientProfiles.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
@@ -12,6 +13,7 @@ import { createMetrics } from './metrics.js';
 import { createRateLimiter } from './rateLimiter.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
+import { watchSkillRoots } from './skillWatcher.js';
 import { createArgumentSchemas } from './toolArguments.js';
 
 /** Options of createGateway. */
@@ -98,6 +100,28 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const live = createLiveSessions(runtime, createDisclosurePicker(config));
   sessions = live;
 
+  catalogs.onChange((previous, next) => {
+    runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
+    for (const problem of next.problems) log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
+    notifyCatalogChange(runtime, live, previous, next).then(
+      (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
+      (error: unknown) => log.error({ err: error }, 'reload notification failed'),
+    );
+  });
+  const stopWatching = config.skills.watch
+    ? watchSkillRoots({
+        roots: config.skills.roots,
+        debounceMs: config.skills.watch_debounce_ms,
+        onChange: () => {
+          catalogs.reload().catch((error: unknown) => {
+            runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
+            log.error({ err: error }, 'catalog reload failed; keeping the previous catalog');
+          });
+        },
+        onError: (error) => log.warn({ err: error }, 'skill watcher error'),
+      })
+    : () => {};
+
   let draining = false;
   const app = buildApp({
     runtime,
@@ -115,6 +139,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     async close() {
       if (draining) return;
       draining = true;
+      stopWatching();
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
       const deadline = Date.now() + config.server.shutdown_grace_seconds * 1000;
       while (runner.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

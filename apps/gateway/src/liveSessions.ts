@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SessionError, type SessionRecord } from '@skillgate/sessions';
@@ -12,6 +13,7 @@ import { createSessionServer } from './sessionServer.js';
 export interface LiveSession {
   readonly ctx: SessionContext;
   readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
 }
 
 /** The open MCP sessions of this process: transports by session id, state in the SessionStore. */
@@ -65,7 +67,7 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
       transport.onclose = () => forget(record);
       const server = createSessionServer(runtime, ctx);
       await server.connect(transport);
-      const session = { ctx, transport };
+      const session = { ctx, transport, server };
       live.set(id, session);
       runtime.metrics.inc('skillgate_sessions_created_total');
       runtime.log.info({ session: id, principal: principal.name, client: record.client, disclosure: record.disclosure }, 'session opened');

@@ -1,4 +1,4 @@
-import { extname } from 'node:path';
+import { basename, extname } from 'node:path';
 import { RunnerError } from './runnerError.js';
 import { createSlotPool } from './slotPool.js';
 import { spawnScript } from './spawnScript.js';
@@ -24,7 +24,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
     if (req.executable) return { file: req.scriptPath, args: [...args] };
     throw new RunnerError(
       'RUNNER_NO_INTERPRETER',
-      `no interpreter is configured for "${extname(req.scriptPath) || req.scriptPath}" files and the script is not executable`,
+      `no interpreter is configured for "${basename(req.scriptPath)}" and the file is not executable`,
     );
   }
 

@@ -19,6 +19,7 @@ export class OutputTail {
     this.#maxBytes = Math.max(0, maxBytes);
   }
 
+  /** Appends a chunk, dropping the oldest bytes past maxBytes. */
   push(chunk: Buffer): void {
     this.#total += chunk.length;
     const last = this.#chunks.at(-1);

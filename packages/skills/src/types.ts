@@ -19,7 +19,8 @@ export type ProblemCode =
   | 'FILE_SKIPPED'
   | 'TOOL_NAME_CLASH'
   | 'TOOL_NAME_TRUNCATED'
-  | 'ROOT_UNREADABLE';
+  | 'ROOT_UNREADABLE'
+  | 'SKILL_KEPT_LAST_GOOD';
 
 /** One problem, located by file and (when it is about frontmatter) field. */
 export interface Problem {

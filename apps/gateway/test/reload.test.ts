@@ -1,0 +1,85 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectClient, EXAMPLES_ROOT, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+
+let root: string;
+let gw: TestGateway | undefined;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'skillgate-reload-'));
+  await cp(join(EXAMPLES_ROOT, 'text-stats'), join(root, 'text-stats'), { recursive: true });
+  await cp(join(EXAMPLES_ROOT, 'log-triage'), join(root, 'log-triage'), { recursive: true });
+  gw = await startTestGateway({ skills: { roots: [root], watch: true, watch_debounce_ms: 100 } });
+});
+afterEach(async () => {
+  await gw?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\nInstructions.\n`;
+
+/** Polls until check passes or about 5 s have gone by. */
+async function eventually(check: () => Promise<boolean> | boolean): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error('condition not met within 5 s');
+}
+
+describe('hot reload (skills.watch)', () => {
+  it('adds a new skill and notifies connected sessions once', async () => {
+    const url = gw?.url as URL;
+    const c = await connectClient(url);
+    await toolNames(c.client);
+    await cp(join(EXAMPLES_ROOT, 'csv-tools'), join(root, 'csv-tools'), { recursive: true });
+    await eventually(async () => (await toolNames(c.client)).includes('skill_csv-tools_get_info'));
+    await eventually(() => c.listChanged() >= 1);
+    await sleep(400);
+    expect(c.listChanged()).toBe(1);
+    await c.close();
+  });
+
+  it('drops a removed skill from a session that had unlocked it', async () => {
+    const c = await connectClient(gw?.url as URL);
+    await c.client.callTool({ name: 'skill_log-triage_get_info', arguments: {} });
+    expect(await toolNames(c.client)).toContain('skill_log-triage_run_triage_sh');
+    await rm(join(root, 'log-triage'), { recursive: true });
+    await eventually(async () => !(await toolNames(c.client)).includes('skill_log-triage_get_info'));
+    expect(await toolNames(c.client)).not.toContain('skill_log-triage_run_triage_sh');
+    await expect(c.client.callTool({ name: 'skill_log-triage_run_triage_sh', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
+    await c.close();
+  });
+
+  it('keeps the last good version of a skill whose edit breaks it, and serves a fixed edit', async () => {
+    const c = await connectClient(gw?.url as URL);
+    await writeFile(join(root, 'text-stats', 'SKILL.md'), '---\nname: text-stats\ndescription: [unclosed\n---\nbody\n');
+    await sleep(600);
+    expect(await toolNames(c.client)).toContain('skill_text-stats_get_info');
+    const info = await c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
+    expect(textOf(info)).toContain('scripts/stats.py');
+    expect(gw?.gateway.runtime.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD')).toBe(true);
+
+    await writeFile(join(root, 'text-stats', 'SKILL.md'), skillMd('text-stats', 'Counts words, now edited.'));
+    await eventually(async () => {
+      const { tools } = await c.client.listTools();
+      return tools.find((t) => t.name === 'skill_text-stats_get_info')?.description === 'Counts words, now edited.';
+    });
+    await c.close();
+  });
+
+  it('does not notify a session that cannot see the change', async () => {
+    const c = await connectClient(gw?.url as URL);
+    await toolNames(c.client);
+    await writeFile(join(root, 'log-triage', 'references', 'extra.md'), '# more\n');
+    await eventually(() => gw?.gateway.runtime.catalogs.current.skills.get('log-triage')?.toolNames.has('references/extra.md') ?? false);
+    await sleep(300);
+    expect(c.listChanged()).toBe(0);
+    await c.close();
+  });
+});
