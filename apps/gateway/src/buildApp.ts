@@ -58,10 +58,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     bodyLimit: config.server.body_limit_bytes,
     trustProxy: config.server.trust_proxy,
     genReqId: () => randomUUID(),
-    disableRequestLogging: false,
   });
   app.decorateRequest('principal', null);
 
+  // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
+  app.removeAllContentTypeParsers();
   // JSON bodies are parsed here, once, with Fastify's body limit (the SDK's own limit is skipped when
   // it receives a parsed body). An empty body (a DELETE with a JSON content type) is allowed.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

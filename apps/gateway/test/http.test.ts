@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPT, initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
@@ -82,8 +83,21 @@ describe('MCP endpoint over raw HTTP', () => {
   });
 
   it('refuses a non-loopback Host header while bound to loopback (DNS rebinding)', async () => {
-    const response = await post(gw.url, initializeBody(), { host: 'evil.example:3000' });
-    expect(response.status).toBe(403);
+    // fetch cannot override Host, so this one goes through node:http.
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const body = JSON.stringify(initializeBody());
+      const req = request(gw.url, {
+        method: 'POST',
+        headers: { host: 'evil.example:3000', 'content-type': 'application/json', accept: ACCEPT },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).toBe(403);
   });
 
   it('refuses an unsupported MCP-Protocol-Version', async () => {

@@ -71,8 +71,8 @@ export async function toolNames(client: Client): Promise<string[]> {
 }
 
 /** The text of a tool result's text contents, joined. */
-export function textOf(result: { content?: unknown }): string {
-  const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
+export function textOf(result: unknown): string {
+  const content = ((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>;
   return content
     .filter((c) => c.type === 'text')
     .map((c) => c.text ?? '')
