@@ -10,7 +10,9 @@ const headers = {
 async function rpc(body, session) {
   const response = await fetch(url, {
     method: 'POST',
-    headers: session ? { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : headers,
+    headers: session
+      ? { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+      : headers,
     body: JSON.stringify(body),
   });
   const text = await response.text();
@@ -30,7 +32,11 @@ const init = await rpc({
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'image-smoke', version: '1' } },
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'image-smoke', version: '1' },
+  },
 });
 const session = init.response.headers.get('mcp-session-id');
 assert(session, 'no session id');
@@ -43,10 +49,18 @@ const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)
 const names = list.messages[0].result.tools.map((t) => t.name);
 assert(names.includes('skill_text-stats_get_info'), `get_info missing from ${names}`);
 const info = await rpc(
-  { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'skill_text-stats_get_info', arguments: {} } },
+  {
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'skill_text-stats_get_info', arguments: {} },
+  },
   session,
 );
-assert(info.messages[0].method === 'notifications/tools/list_changed', 'no list_changed before the get_info result');
+assert(
+  info.messages[0].method === 'notifications/tools/list_changed',
+  'no list_changed before the get_info result',
+);
 const run = await rpc(
   {
     jsonrpc: '2.0',
@@ -58,5 +72,8 @@ const run = await rpc(
 );
 const result = run.messages.at(-1).result;
 assert(!result.isError, `script failed: ${JSON.stringify(result)}`);
-assert(JSON.parse(result.structuredContent.stdout).words === 3, `unexpected output ${result.structuredContent.stdout}`);
+assert(
+  JSON.parse(result.structuredContent.stdout).words === 3,
+  `unexpected output ${result.structuredContent.stdout}`,
+);
 console.log(`image-smoke-client: ${names.length} tools listed, get_info notified, python script ran`);

@@ -58,7 +58,8 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   return {
     authenticate(authorization) {
       if (authorization === undefined || authorization === '') {
-        if (tokensRequired) throw new GatewayError('UNAUTHORIZED', 'missing bearer token', { headers: UNAUTHORIZED_HEADERS });
+        if (tokensRequired)
+          throw new GatewayError('UNAUTHORIZED', 'missing bearer token', { headers: UNAUTHORIZED_HEADERS });
         return anonymous;
       }
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Principal } from './accessPolicy.js';
 import { GatewayError } from './gatewayError.js';
 import type { LiveSessions } from './liveSessions.js';
@@ -29,7 +34,8 @@ export interface AppDeps {
 
 const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Allow-Headers':
+    'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
   'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
   'Access-Control-Max-Age': '600',
 };
@@ -71,7 +77,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }), undefined);
+      done(
+        new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
+        undefined,
+      );
     }
   });
 
@@ -101,9 +110,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const path = config.server.path;
   // Origin/Host, auth and rate limit run before the body is read: a rejected caller costs no parsing.
   const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (deps.isDraining()) throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', { headers: { 'Retry-After': '5' } });
+    if (deps.isDraining())
+      throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', {
+        headers: { 'Retry-After': '5' },
+      });
     const origin = deps.originPolicy.check(request.headers.origin, request.headers.host);
-    if (origin !== undefined) void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
+    if (origin !== undefined)
+      void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
     if (request.method === 'OPTIONS') return;
     const principal = runtime.policy.authenticate(request.headers.authorization);
     request.principal = principal;
@@ -116,12 +129,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     }
   };
 
-  app.route({ method: 'OPTIONS', url: path, onRequest: guard, handler: async (_request, reply) => reply.code(204).send() });
+  app.route({
+    method: 'OPTIONS',
+    url: path,
+    onRequest: guard,
+    handler: async (_request, reply) => reply.code(204).send(),
+  });
   app.route({
     method: ['PUT', 'PATCH'],
     url: path,
     handler: async () => {
-      throw new GatewayError('METHOD_NOT_ALLOWED', 'Method not allowed', { headers: { Allow: 'GET, POST, DELETE' } });
+      throw new GatewayError('METHOD_NOT_ALLOWED', 'Method not allowed', {
+        headers: { Allow: 'GET, POST, DELETE' },
+      });
     },
   });
   app.route({
@@ -138,7 +158,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         if (session === undefined) throw new GatewayError('SESSION_NOT_FOUND', 'Session not found');
       } else if (request.method === 'POST' && isInitializeRequest(request.body)) {
         session = await sessions.open(principal, request.body);
-      } else if (request.method === 'POST' && (request.body === undefined || typeof request.body !== 'object')) {
+      } else if (
+        request.method === 'POST' &&
+        (request.body === undefined || typeof request.body !== 'object')
+      ) {
         throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
       } else {
         throw new GatewayError('SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');

@@ -24,7 +24,10 @@ export function diffCatalogs(previous: Catalog, next: Catalog): CatalogDiff {
       continue;
     }
     if (JSON.stringify(before.getInfoTool) !== JSON.stringify(after.getInfoTool)) listed.add(name);
-    if (JSON.stringify(before.tools) !== JSON.stringify(after.tools) || before.getInfoText !== after.getInfoText) {
+    if (
+      JSON.stringify(before.tools) !== JSON.stringify(after.tools) ||
+      before.getInfoText !== after.getInfoText
+    ) {
       tools.add(name);
     }
   }
@@ -50,7 +53,8 @@ export async function notifyCatalogChange(
     const { principal, record } = session.ctx;
     const before = runtime.policy.allowedSkills(principal, previous);
     const after = runtime.policy.allowedSkills(principal, next);
-    const mayUse = (name: string) => before === undefined || after === undefined || before.has(name) || after.has(name);
+    const mayUse = (name: string) =>
+      before === undefined || after === undefined || before.has(name) || after.has(name);
     const unlocked = await runtime.store.unlocked(record.scopeKey);
     const seesTools = (name: string) => record.disclosure === 'eager' || unlocked.has(name);
     const affected =

@@ -1,6 +1,13 @@
 import { sep } from 'node:path';
 import type { SkillgateConfig } from '@skillgate/config';
-import { type Catalog, type LoadResult, type Problem, type Skill, createCatalog, loadSkills } from '@skillgate/skills';
+import {
+  type Catalog,
+  createCatalog,
+  type LoadResult,
+  loadSkills,
+  type Problem,
+  type Skill,
+} from '@skillgate/skills';
 
 /** Holds the current catalog; a reload swaps it atomically, so in-flight calls keep the one they started with. */
 export interface CatalogSource {
@@ -20,7 +27,10 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
 
 /** Builds a catalog from the configured roots (DESIGN §2–§3). */
 export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
-  const { skills, problems } = await loadSkills({ roots: config.skills.roots, validation: config.skills.validation });
+  const { skills, problems } = await loadSkills({
+    roots: config.skills.roots,
+    validation: config.skills.validation,
+  });
   return createCatalog(skills, catalogOptions(config, problems));
 }
 

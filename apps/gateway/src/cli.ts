@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { ConfigError, assertSafeBinding, loadConfig, resolveAuthTokens } from '@skillgate/config';
-import { type Disclosure, type SummaryFormat, renderSummary } from '@skillgate/skills';
+import { parseArgs } from 'node:util';
+import { assertSafeBinding, ConfigError, loadConfig, resolveAuthTokens } from '@skillgate/config';
+import { type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
 
@@ -47,7 +47,10 @@ async function serve(flags: Flags): Promise<number> {
   const gateway = await createGateway(config);
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
   const skills = gateway.runtime.catalogs.current.skills.size;
-  gateway.runtime.log.info({ address, path: config.server.path, skills }, `skillgate listening on ${address}${config.server.path}`);
+  gateway.runtime.log.info(
+    { address, path: config.server.path, skills },
+    `skillgate listening on ${address}${config.server.path}`,
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) process.exit(1);
@@ -90,7 +93,8 @@ async function validate(flags: Flags, roots: string[]): Promise<number> {
 
 async function metadata(flags: Flags): Promise<number> {
   const format = (flags.format ?? 'markdown') as SummaryFormat;
-  if (!['markdown', 'json', 'xml'].includes(format)) throw new UsageError(`--format must be markdown, json or xml`);
+  if (!['markdown', 'json', 'xml'].includes(format))
+    throw new UsageError(`--format must be markdown, json or xml`);
   const catalog = await buildCatalog(await configFrom(flags));
   process.stdout.write(`${renderSummary(catalog.skills.values(), format)}\n`);
   return 0;
@@ -113,7 +117,12 @@ async function tools(flags: Flags): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values: flags, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values: flags, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   const [command, ...rest] = positionals;
   if (flags.help === true || command === undefined) {
     process.stdout.write(USAGE);
@@ -145,7 +154,9 @@ main(process.argv.slice(2)).then(
     } else if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
       process.stderr.write(`skillgate: ${error.message}\n\n${USAGE}`);
     } else {
-      process.stderr.write(`skillgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `skillgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     }
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },

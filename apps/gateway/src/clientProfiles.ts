@@ -8,14 +8,21 @@ export type DisclosurePicker = (clientName: string, principal: string) => Disclo
 /** Compiles the `clients` profiles once (globs, case-insensitive on the client name). */
 export function createDisclosurePicker(config: SkillgateConfig): DisclosurePicker {
   const profiles = config.clients.map((profile) => {
-    const name = profile.match.name === undefined ? undefined : picomatch(profile.match.name, { nocase: true, dot: true });
-    const principal = profile.match.principal === undefined ? undefined : picomatch(profile.match.principal, { dot: true });
+    const name =
+      profile.match.name === undefined
+        ? undefined
+        : picomatch(profile.match.name, { nocase: true, dot: true });
+    const principal =
+      profile.match.principal === undefined ? undefined : picomatch(profile.match.principal, { dot: true });
     return { name, principal, disclosure: profile.disclosure as Disclosure };
   });
   const fallback = config.skills.disclosure as Disclosure;
   return (clientName, principalName) => {
     for (const p of profiles) {
-      if ((p.name === undefined || p.name(clientName)) && (p.principal === undefined || p.principal(principalName))) {
+      if (
+        (p.name === undefined || p.name(clientName)) &&
+        (p.principal === undefined || p.principal(principalName))
+      ) {
         return p.disclosure;
       }
     }

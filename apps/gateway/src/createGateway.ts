@@ -1,4 +1,4 @@
-import { type SkillgateConfig, resolveAuthTokens } from '@skillgate/config';
+import { resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createJobRegistry, createScriptRunner } from '@skillgate/runner';
 import { createMemorySessionStore } from '@skillgate/sessions';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -60,7 +60,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     maxStdinBytes: config.scripts.max_stdin_bytes,
     killGraceMs: config.scripts.kill_grace_ms,
   });
-  const jobs = createJobRegistry(runner, { ttlSeconds: config.jobs.ttl_seconds, maxPerOwner: config.jobs.max_per_session });
+  const jobs = createJobRegistry(runner, {
+    ttlSeconds: config.jobs.ttl_seconds,
+    maxPerOwner: config.jobs.max_per_session,
+  });
   const catalogs = await createCatalogSource(config);
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
@@ -102,7 +105,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
 
   catalogs.onChange((previous, next) => {
     runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
-    for (const problem of next.problems) log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
+    for (const problem of next.problems)
+      log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
     notifyCatalogChange(runtime, live, previous, next).then(
       (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
       (error: unknown) => log.error({ err: error }, 'reload notification failed'),
@@ -126,8 +130,14 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const app = buildApp({
     runtime,
     sessions: live,
-    originPolicy: createOriginPolicy({ boundHost: config.server.host, allowedOrigins: config.server.allowed_origins }),
-    rateLimiter: createRateLimiter({ requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst }),
+    originPolicy: createOriginPolicy({
+      boundHost: config.server.host,
+      allowedOrigins: config.server.allowed_origins,
+    }),
+    rateLimiter: createRateLimiter({
+      requestsPerSecond: config.rate_limit.requests_per_second,
+      burst: config.rate_limit.burst,
+    }),
     isReady: () => !draining,
     isDraining: () => draining,
   });

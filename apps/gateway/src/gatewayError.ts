@@ -67,7 +67,15 @@ export class GatewayError extends Error {
   }
 
   /** The JSON-RPC error body sent for this error (id null: the request id may be unknown). */
-  toJsonRpc(): { jsonrpc: '2.0'; id: null; error: { code: number; message: string; data: { reason: string } } } {
-    return { jsonrpc: '2.0', id: null, error: { code: this.rpcCode, message: this.message, data: { reason: this.code } } };
+  toJsonRpc(): {
+    jsonrpc: '2.0';
+    id: null;
+    error: { code: number; message: string; data: { reason: string } };
+  } {
+    return {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: this.rpcCode, message: this.message, data: { reason: this.code } },
+    };
   }
 }

@@ -70,7 +70,10 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
       const session = { ctx, transport, server };
       live.set(id, session);
       runtime.metrics.inc('skillgate_sessions_created_total');
-      runtime.log.info({ session: id, principal: principal.name, client: record.client, disclosure: record.disclosure }, 'session opened');
+      runtime.log.info(
+        { session: id, principal: principal.name, client: record.client, disclosure: record.disclosure },
+        'session opened',
+      );
       return session;
     },
     async find(id, principal) {

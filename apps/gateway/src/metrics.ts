@@ -29,7 +29,11 @@ export type CounterName =
   | 'skillgate_catalog_reloads_total';
 
 /** Every gauge the gateway exports. */
-export type GaugeName = 'skillgate_sessions_open' | 'skillgate_scripts_running' | 'skillgate_scripts_queued' | 'skillgate_skills_loaded';
+export type GaugeName =
+  | 'skillgate_sessions_open'
+  | 'skillgate_scripts_running'
+  | 'skillgate_scripts_queued'
+  | 'skillgate_skills_loaded';
 
 const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration_seconds', string>> = {
   skillgate_tool_calls_total: 'Tool calls by kind and outcome.',
@@ -45,7 +49,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_script_duration_seconds: 'Script run duration.',
 };
 
-const escapeLabel = (value: string): string => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const escapeLabel = (value: string): string =>
+  value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
 const seriesKey = (labels: Labels | undefined): string => {
   if (labels === undefined) return '';
@@ -98,7 +103,11 @@ export function createMetrics(): Metrics {
         DURATION_BUCKETS.forEach((bound, i) => {
           lines.push(`${hname}_bucket{${inner}le="${bound}"} ${h.counts[i] ?? 0}`);
         });
-        lines.push(`${hname}_bucket{${inner}le="+Inf"} ${h.count}`, `${hname}_sum${key} ${h.sum}`, `${hname}_count${key} ${h.count}`);
+        lines.push(
+          `${hname}_bucket{${inner}le="+Inf"} ${h.count}`,
+          `${hname}_sum${key} ${h.sum}`,
+          `${hname}_count${key} ${h.count}`,
+        );
       }
       return `${lines.join('\n')}\n`;
     },

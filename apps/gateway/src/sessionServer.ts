@@ -1,5 +1,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { renderSummary } from '@skillgate/skills';
 import { GatewayError } from './gatewayError.js';
 import type { GatewayRuntime, SessionContext } from './runtime.js';
@@ -24,13 +29,15 @@ export function sessionInstructions(runtime: GatewayRuntime, ctx: SessionContext
   const cached = perCatalog.get(key);
   if (cached !== undefined) return cached;
   const allowed = runtime.policy.allowedSkills(ctx.principal, catalog);
-  const entries = [...catalog.skills.values()].filter((e) => allowed === undefined || allowed.has(e.skill.name));
+  const entries = [...catalog.skills.values()].filter(
+    (e) => allowed === undefined || allowed.has(e.skill.name),
+  );
   const how =
     ctx.record.disclosure === 'universal'
       ? 'Call load_skill with a skill name to read its instructions; then use list_skill_files, read_skill_file and run_skill_script.'
       : ctx.record.disclosure === 'eager'
-        ? 'Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill\'s instructions before using its tools.'
-        : 'Each skill starts as one skill_<name>_get_info tool. Calling it returns the skill\'s instructions and unlocks its run/read tools for this session.';
+        ? "Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill's instructions before using its tools."
+        : "Each skill starts as one skill_<name>_get_info tool. Calling it returns the skill's instructions and unlocks its run/read tools for this session.";
   const text = `skillgate serves Agent Skills. ${how}\n\n${renderSummary(entries, 'xml')}`;
   perCatalog.set(key, text);
   return text;

@@ -27,7 +27,9 @@ export function createArgumentSchemas(limits: ArgumentLimits) {
     });
   const stdin = z
     .string()
-    .refine((s) => Buffer.byteLength(s) <= limits.maxStdinBytes, { message: `stdin is over ${limits.maxStdinBytes} bytes` });
+    .refine((s) => Buffer.byteLength(s) <= limits.maxStdinBytes, {
+      message: `stdin is over ${limits.maxStdinBytes} bytes`,
+    });
   const runFields = {
     args: args.optional(),
     stdin: stdin.optional(),

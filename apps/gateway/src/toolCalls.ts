@@ -1,9 +1,9 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunnerError, type RunRequest } from '@skillgate/runner';
 import type { Catalog, CatalogSkill, SkillFile, ToolView } from '@skillgate/skills';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from './gatewayError.js';
 import type { GatewayRuntime, SessionContext } from './runtime.js';
-import { type RunInput, parseArguments } from './toolArguments.js';
+import { parseArguments, type RunInput } from './toolArguments.js';
 import { readSkillFile, runResultToTool, toolError } from './toolResults.js';
 
 /** What a tool call may do besides returning: notify its own response stream. */
@@ -43,8 +43,10 @@ export async function callTool(
   const target = catalog.resolve(name);
   if (target === undefined) throw new GatewayError('UNKNOWN_TOOL', `Unknown tool: ${name}`);
   if (!catalog.isVisible(name, view)) {
-    const lockedSkill = 'skill' in target && target.kind !== 'get_info' ? catalog.skills.get(target.skill) : undefined;
-    const usable = lockedSkill !== undefined && (view.allowed === undefined || view.allowed.has(lockedSkill.skill.name));
+    const lockedSkill =
+      'skill' in target && target.kind !== 'get_info' ? catalog.skills.get(target.skill) : undefined;
+    const usable =
+      lockedSkill !== undefined && (view.allowed === undefined || view.allowed.has(lockedSkill.skill.name));
     if (usable && view.disclosure === 'namespaced') {
       return {
         kind: target.kind,
@@ -101,15 +103,18 @@ export async function callTool(
     case 'read_skill_file': {
       const input = parseArguments(schemas.readSkillFile, name, args);
       const found = findFile(call, input.skill, input.path);
-      result = 'error' in found ? found.error : await readSkillFile(input.skill, found.file, readLimits(runtime));
+      result =
+        'error' in found ? found.error : await readSkillFile(input.skill, found.file, readLimits(runtime));
       break;
     }
     case 'run_skill_script': {
       const { skill, path, async: runAsync, ...input } = parseArguments(schemas.runSkillScript, name, args);
       const found = findFile(call, skill, path);
       if ('error' in found) result = found.error;
-      else if (!found.file.isScript) result = toolError(`${path} is not a script: only files under scripts/ can be run.`);
-      else if (runAsync === true && runtime.config.skills.async_enabled) result = await startJob(call, skill, found.file, input);
+      else if (!found.file.isScript)
+        result = toolError(`${path} is not a script: only files under scripts/ can be run.`);
+      else if (runAsync === true && runtime.config.skills.async_enabled)
+        result = await startJob(call, skill, found.file, input);
       else result = await runScript(call, skill, found.file, input);
       break;
     }
@@ -136,7 +141,9 @@ function findSkill(call: Call, skill: string): CatalogSkill | undefined {
 }
 
 function unknownSkill(call: Call, skill: string): CallToolResult {
-  const names = [...call.catalog.skills.keys()].filter((n) => call.view.allowed === undefined || call.view.allowed.has(n));
+  const names = [...call.catalog.skills.keys()].filter(
+    (n) => call.view.allowed === undefined || call.view.allowed.has(n),
+  );
   return toolError(`Unknown skill "${skill}". Available skills: ${names.join(', ') || '(none)'}.`);
 }
 
@@ -147,12 +154,18 @@ function findFile(call: Call, skill: string, path: string): { file: SkillFile } 
   const names = entry.toolNames.get(path);
   const target = names === undefined ? undefined : call.catalog.resolve(names.read);
   if (target === undefined || !('file' in target)) {
-    return { error: toolError(`Skill "${skill}" has no file "${path}". Call list_skill_files to see its files.`) };
+    return {
+      error: toolError(`Skill "${skill}" has no file "${path}". Call list_skill_files to see its files.`),
+    };
   }
   return { file: target.file };
 }
 
-async function getInfo(call: Call, entry: CatalogSkill, mode: 'namespaced' | 'universal'): Promise<CallToolResult> {
+async function getInfo(
+  call: Call,
+  entry: CatalogSkill,
+  mode: 'namespaced' | 'universal',
+): Promise<CallToolResult> {
   const { runtime, ctx } = call;
   const first = await runtime.store.unlock(ctx.record.scopeKey, entry.skill.name);
   if (first) {
@@ -160,13 +173,23 @@ async function getInfo(call: Call, entry: CatalogSkill, mode: 'namespaced' | 'un
     // Only namespaced sessions see new tools after an unlock; one notification, on this request's stream.
     if (call.view.disclosure === 'namespaced') await call.extras.notifyToolsChanged();
   }
-  return { content: [{ type: 'text', text: mode === 'universal' ? entry.loadSkillText : entry.getInfoText }] };
+  return {
+    content: [{ type: 'text', text: mode === 'universal' ? entry.loadSkillText : entry.getInfoText }],
+  };
 }
 
 function listFiles(entry: CatalogSkill): CallToolResult {
-  const files = entry.skill.files.map((f) => ({ path: f.path, size: f.size, script: f.isScript, mime_type: f.mimeType }));
+  const files = entry.skill.files.map((f) => ({
+    path: f.path,
+    size: f.size,
+    script: f.isScript,
+    mime_type: f.mimeType,
+  }));
   const text = files.map((f) => `${f.path} (${f.size} bytes${f.script ? ', script' : ''})`).join('\n');
-  return { content: [{ type: 'text', text: text || '(no files)' }], structuredContent: { skill: entry.skill.name, files } };
+  return {
+    content: [{ type: 'text', text: text || '(no files)' }],
+    structuredContent: { skill: entry.skill.name, files },
+  };
 }
 
 function runRequest(call: Call, skill: string, file: SkillFile, input: RunInput): RunRequest {
@@ -190,28 +213,51 @@ function runnerFailure(error: unknown): CallToolResult {
   throw error;
 }
 
-async function runScript(call: Call, skill: string, file: SkillFile, input: RunInput): Promise<CallToolResult> {
+async function runScript(
+  call: Call,
+  skill: string,
+  file: SkillFile,
+  input: RunInput,
+): Promise<CallToolResult> {
   const { metrics } = call.runtime;
   try {
     const result = await call.runtime.runner.run(runRequest(call, skill, file, input));
-    const status = result.timed_out ? 'timed_out' : result.exit_code === 0 ? 'ok' : result.signal !== null ? 'killed' : 'nonzero';
+    const status = result.timed_out
+      ? 'timed_out'
+      : result.exit_code === 0
+        ? 'ok'
+        : result.signal !== null
+          ? 'killed'
+          : 'nonzero';
     metrics.inc('skillgate_script_runs_total', { status });
     metrics.observeScriptDuration(result.duration_ms / 1000, { mode: 'sync' });
     return runResultToTool(result);
   } catch (error) {
-    metrics.inc('skillgate_script_runs_total', { status: error instanceof RunnerError ? error.code.toLowerCase() : 'error' });
+    metrics.inc('skillgate_script_runs_total', {
+      status: error instanceof RunnerError ? error.code.toLowerCase() : 'error',
+    });
     return runnerFailure(error);
   }
 }
 
-async function startJob(call: Call, skill: string, file: SkillFile, input: RunInput): Promise<CallToolResult> {
+async function startJob(
+  call: Call,
+  skill: string,
+  file: SkillFile,
+  input: RunInput,
+): Promise<CallToolResult> {
   // The job outlives this request, so it must not be tied to the request's abort signal.
   const request = { ...runRequest(call, skill, file, input), signal: undefined };
   try {
     const { job_id } = await call.runtime.jobs.start(call.ctx.record.scopeKey, request);
     call.runtime.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
     return {
-      content: [{ type: 'text', text: `Started job ${job_id}. Poll it with skill_get_async_status { "job_id": "${job_id}" }.` }],
+      content: [
+        {
+          type: 'text',
+          text: `Started job ${job_id}. Poll it with skill_get_async_status { "job_id": "${job_id}" }.`,
+        },
+      ],
       structuredContent: { job_id, state: 'running' },
     };
   } catch (error) {
@@ -222,7 +268,10 @@ async function startJob(call: Call, skill: string, file: SkillFile, input: RunIn
 function jobResult(call: Call, read: () => ReturnType<GatewayRuntime['jobs']['status']>): CallToolResult {
   try {
     const status = read();
-    return { content: [{ type: 'text', text: JSON.stringify(status, null, 2) }], structuredContent: { ...status } };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(status, null, 2) }],
+      structuredContent: { ...status },
+    };
   } catch (error) {
     if (error instanceof RunnerError && error.code === 'JOB_NOT_FOUND') {
       return toolError(`No job with that id in this ${call.runtime.config.sessions.scope}.`);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunResult } from '@skillgate/runner';
 import type { SkillFile } from '@skillgate/skills';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** A tool result that reports a failure the model can act on (DESIGN §4, STYLE rule 4). */
 export function toolError(text: string): CallToolResult {
@@ -38,10 +38,16 @@ export interface ReadLimits {
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** Reads a skill file for a read tool: text (cut with a note), image content, or an embedded blob. */
-export async function readSkillFile(skillName: string, file: SkillFile, limits: ReadLimits): Promise<CallToolResult> {
+export async function readSkillFile(
+  skillName: string,
+  file: SkillFile,
+  limits: ReadLimits,
+): Promise<CallToolResult> {
   const uri = `skill://${skillName}/${file.path.split('/').map(encodeURIComponent).join('/')}`;
   if (file.isBinary && file.size > limits.maxBinaryBytes) {
-    return toolError(`${file.path} is ${file.size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`);
+    return toolError(
+      `${file.path} is ${file.size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`,
+    );
   }
   let data: Buffer;
   try {

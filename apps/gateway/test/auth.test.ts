@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
-import { connectClient, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+import {
+  connectClient,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  toolNames,
+} from './helpers/testGateway.js';
 
 const TOKEN_A = 'token-a-0123456789abcdef';
 const TOKEN_B = 'token-b-0123456789abcdef';
@@ -15,7 +21,11 @@ beforeAll(async () => {
       auth: {
         tokens: [
           { name: 'agent-a', token_env: 'TEST_TOKEN_A', skills: ['text-stats', 'gateway-probe'] },
-          { name: 'agent-b', token_sha256: createHash('sha256').update(TOKEN_B).digest('hex'), skills: ['log-*'] },
+          {
+            name: 'agent-b',
+            token_sha256: createHash('sha256').update(TOKEN_B).digest('hex'),
+            skills: ['log-*'],
+          },
           { name: 'ops', token_env: 'TEST_TOKEN_OPS', skills: ['*'] },
         ],
       },
@@ -55,8 +65,12 @@ describe('per-principal skill access', () => {
     const b = await connectClient(gw.url, { token: TOKEN_B });
     expect(b.client.getInstructions()).toContain('log-triage');
     expect(b.client.getInstructions()).not.toContain('text-stats');
-    await expect(b.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} })).rejects.toMatchObject({ code: -32602 });
-    await expect(b.client.callTool({ name: 'skill_text-stats_read_stats_py', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      b.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      b.client.callTool({ name: 'skill_text-stats_read_stats_py', arguments: {} }),
+    ).rejects.toMatchObject({ code: -32602 });
     const info = await b.client.callTool({ name: 'skill_log-triage_get_info', arguments: {} });
     expect(textOf(info)).toContain('skill_log-triage_run_triage_sh');
     await b.close();
@@ -64,15 +78,23 @@ describe('per-principal skill access', () => {
 
   it('hides a session from another principal: its id answers 404', async () => {
     const session = await openSession(gw.url, { authorization: `Bearer ${TOKEN_A}` });
-    const foreign = await post(gw.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
-      authorization: `Bearer ${TOKEN_B}`,
-      'mcp-session-id': session,
-    });
+    const foreign = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      {
+        authorization: `Bearer ${TOKEN_B}`,
+        'mcp-session-id': session,
+      },
+    );
     expect(foreign.status).toBe(404);
-    const own = await post(gw.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, {
-      authorization: `Bearer ${TOKEN_A}`,
-      'mcp-session-id': session,
-    });
+    const own = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      {
+        authorization: `Bearer ${TOKEN_A}`,
+        'mcp-session-id': session,
+      },
+    );
     expect(own.status).toBe(200);
     expect((await messagesOf(own))[0]).toHaveProperty('result.tools');
   });
@@ -80,10 +102,16 @@ describe('per-principal skill access', () => {
   it('reports a job id of another principal as not found', async () => {
     const a = await connectClient(gw.url, { token: TOKEN_A });
     await a.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
-    const started = await a.client.callTool({ name: 'skill_gateway-probe_run_async_slow_py', arguments: { args: ['--seconds', '0.3'] } });
+    const started = await a.client.callTool({
+      name: 'skill_gateway-probe_run_async_slow_py',
+      arguments: { args: ['--seconds', '0.3'] },
+    });
     const jobId = (started.structuredContent as { job_id: string }).job_id;
     const ops = await connectClient(gw.url, { token: TOKEN_OPS });
-    const status = await ops.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+    const status = await ops.client.callTool({
+      name: 'skill_get_async_status',
+      arguments: { job_id: jobId },
+    });
     expect(status.isError).toBe(true);
     expect(textOf(status)).toMatch(/no job/i);
     await a.close();
@@ -110,7 +138,9 @@ describe('per-principal skill access', () => {
 describe('rate limit', () => {
   it('answers 429 with Retry-After to a flooding principal while another keeps working', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 60 }, () => post(gw.url, initializeBody(), { authorization: `Bearer ${TOKEN_B}` })),
+      Array.from({ length: 60 }, () =>
+        post(gw.url, initializeBody(), { authorization: `Bearer ${TOKEN_B}` }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     await Promise.all(responses.map((r) => r.body?.cancel()));

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+import {
+  connectClient,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  toolNames,
+} from './helpers/testGateway.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -45,7 +51,10 @@ describe('namespaced disclosure', () => {
 
   it('refuses a run tool of a locked skill with a tool error naming its get_info tool', async () => {
     const c = await connectClient(gw.url);
-    const result = await c.client.callTool({ name: 'skill_log-triage_run_triage_sh', arguments: { stdin: 'x' } });
+    const result = await c.client.callTool({
+      name: 'skill_log-triage_run_triage_sh',
+      arguments: { stdin: 'x' },
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('skill_log-triage_get_info');
     await c.close();
@@ -53,8 +62,12 @@ describe('namespaced disclosure', () => {
 
   it('answers an unknown tool with a JSON-RPC error, not a tool result', async () => {
     const c = await connectClient(gw.url);
-    await expect(c.client.callTool({ name: 'skill_nope_get_info', arguments: {} })).rejects.toMatchObject({ code: -32602 });
-    await expect(c.client.callTool({ name: '../../etc/passwd', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(c.client.callTool({ name: 'skill_nope_get_info', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(c.client.callTool({ name: '../../etc/passwd', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
     await c.close();
   });
 

@@ -5,7 +5,9 @@ import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ server: { body_limit_bytes: 64 * 1024, allowed_origins: ['https://app.example.com'] } });
+  gw = await startTestGateway({
+    server: { body_limit_bytes: 64 * 1024, allowed_origins: ['https://app.example.com'] },
+  });
 });
 afterAll(async () => {
   await gw.close();
@@ -31,8 +33,13 @@ describe('MCP endpoint over raw HTTP', () => {
     const session = await openSession(gw.url);
     const response = await post(gw.url, call(7, 'skill_text-stats_get_info'), { 'mcp-session-id': session });
     const messages = await messagesOf(response);
-    expect(messages.map((m) => m.method ?? `result:${String(m.id)}`)).toEqual(['notifications/tools/list_changed', 'result:7']);
-    const again = await messagesOf(await post(gw.url, call(8, 'skill_text-stats_get_info'), { 'mcp-session-id': session }));
+    expect(messages.map((m) => m.method ?? `result:${String(m.id)}`)).toEqual([
+      'notifications/tools/list_changed',
+      'result:7',
+    ]);
+    const again = await messagesOf(
+      await post(gw.url, call(8, 'skill_text-stats_get_info'), { 'mcp-session-id': session }),
+    );
     expect(again.map((m) => m.method ?? `result:${String(m.id)}`)).toEqual(['result:8']);
   });
 
@@ -43,16 +50,27 @@ describe('MCP endpoint over raw HTTP', () => {
   });
 
   it('answers 404 to an unknown or forged session id', async () => {
-    const response = await post(gw.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': 'forged' });
+    const response = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'mcp-session-id': 'forged' },
+    );
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: -32001 } });
   });
 
   it('ends a session on DELETE and answers 404 afterwards', async () => {
     const session = await openSession(gw.url);
-    const deleted = await fetch(gw.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'content-type': 'application/json' } });
+    const deleted = await fetch(gw.url, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': session, 'content-type': 'application/json' },
+    });
     expect(deleted.status).toBe(200);
-    const after = await post(gw.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
+    const after = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { 'mcp-session-id': session },
+    );
     expect(after.status).toBe(404);
   });
 
@@ -68,7 +86,11 @@ describe('MCP endpoint over raw HTTP', () => {
     const tooLarge = await post(gw.url, big, {});
     expect(tooLarge.status).toBe(413);
     expect(await tooLarge.json()).toMatchObject({ error: { data: { reason: 'BODY_TOO_LARGE' } } });
-    const text = await fetch(gw.url, { method: 'POST', headers: { 'content-type': 'text/plain', accept: ACCEPT }, body: 'hi' });
+    const text = await fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', accept: ACCEPT },
+      body: 'hi',
+    });
     expect(text.status).toBe(415);
   });
 
@@ -102,15 +124,23 @@ describe('MCP endpoint over raw HTTP', () => {
 
   it('refuses an unsupported MCP-Protocol-Version', async () => {
     const session = await openSession(gw.url);
-    const response = await post(gw.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, {
-      'mcp-session-id': session,
-      'mcp-protocol-version': '1999-01-01',
-    });
+    const response = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      {
+        'mcp-session-id': session,
+        'mcp-protocol-version': '1999-01-01',
+      },
+    );
     expect(response.status).toBe(400);
   });
 
   it('answers 405 to other methods', async () => {
-    const response = await fetch(gw.url, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+    const response = await fetch(gw.url, {
+      method: 'PUT',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
   });

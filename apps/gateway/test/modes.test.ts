@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectClient, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+import {
+  connectClient,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  toolNames,
+} from './helpers/testGateway.js';
 
 let gw: TestGateway | undefined;
 afterEach(async () => {
@@ -16,7 +22,9 @@ describe('async jobs', () => {
     const names = await toolNames(c.client);
     expect(names.some((n) => n.includes('_run_async_'))).toBe(false);
     expect(names).not.toContain('skill_get_async_status');
-    await expect(c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: 'x' } })).rejects.toMatchObject({
+    await expect(
+      c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: 'x' } }),
+    ).rejects.toMatchObject({
       code: -32602,
     });
     await c.close();
@@ -31,7 +39,10 @@ describe('async jobs', () => {
     expect(names).toContain('skill_get_async_status');
     expect(names).toContain('skill_cancel_async');
 
-    const started = await c.client.callTool({ name: 'skill_gateway-probe_run_async_slow_py', arguments: { args: ['--seconds', '1.5'] } });
+    const started = await c.client.callTool({
+      name: 'skill_gateway-probe_run_async_slow_py',
+      arguments: { args: ['--seconds', '1.5'] },
+    });
     const jobId = (started.structuredContent as { job_id: string }).job_id;
     expect(jobId).toMatch(/^[A-Za-z0-9_-]{20,}$/);
 
@@ -42,13 +53,19 @@ describe('async jobs', () => {
 
     const other = await connectClient(gw.url);
     await other.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
-    const foreign = await other.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+    const foreign = await other.client.callTool({
+      name: 'skill_get_async_status',
+      arguments: { job_id: jobId },
+    });
     expect(foreign.isError).toBe(true);
 
     let state = 'running';
     for (let i = 0; i < 50 && state === 'running'; i++) {
       await sleep(100);
-      const status = await c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+      const status = await c.client.callTool({
+        name: 'skill_get_async_status',
+        arguments: { job_id: jobId },
+      });
       state = (status.structuredContent as { state: string }).state;
     }
     expect(state).toBe('exited');
@@ -66,7 +83,10 @@ describe('async jobs', () => {
     let state = 'running';
     for (let i = 0; i < 50 && state === 'running'; i++) {
       await sleep(100);
-      const status = await c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+      const status = await c.client.callTool({
+        name: 'skill_get_async_status',
+        arguments: { job_id: jobId },
+      });
       state = (status.structuredContent as { state: string }).state;
     }
     expect(state).toBe('cancelled');
@@ -79,7 +99,12 @@ describe('disclosure modes', () => {
     gw = await startTestGateway({ skills: { disclosure: 'universal' } });
     const c = await connectClient(gw.url);
     const { tools } = await c.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['list_skill_files', 'load_skill', 'read_skill_file', 'run_skill_script']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'list_skill_files',
+      'load_skill',
+      'read_skill_file',
+      'run_skill_script',
+    ]);
     expect(tools.find((t) => t.name === 'load_skill')?.description).toContain('text-stats');
     const loaded = await c.client.callTool({ name: 'load_skill', arguments: { name: 'text-stats' } });
     expect(textOf(loaded)).toContain('scripts/stats.py');
@@ -89,12 +114,14 @@ describe('disclosure modes', () => {
       arguments: { skill: 'text-stats', path: 'scripts/stats.py', stdin: 'a b a' },
     });
     expect(JSON.parse((ran.structuredContent as { stdout: string }).stdout)).toMatchObject({ words: 3 });
-    const escape = await c.client.callTool({
+    const traversal = await c.client.callTool({
       name: 'read_skill_file',
       arguments: { skill: 'text-stats', path: '../log-triage/SKILL.md' },
     });
-    expect(escape.isError).toBe(true);
-    await expect(c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    expect(traversal.isError).toBe(true);
+    await expect(
+      c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} }),
+    ).rejects.toMatchObject({ code: -32602 });
     await c.close();
   });
 
@@ -125,7 +152,10 @@ describe('disclosure modes', () => {
     const info = textOf(await c.client.callTool({ name: 'skill_log-triage_get_info', arguments: {} }));
     const name = /skill_log-triage_run_[a-z0-9_-]+/.exec(info)?.[0];
     expect(name).toBeDefined();
-    const result = await c.client.callTool({ name: name ?? '', arguments: { stdin: 'ERROR disk full\nINFO ok\n' } });
+    const result = await c.client.callTool({
+      name: name ?? '',
+      arguments: { stdin: 'ERROR disk full\nINFO ok\n' },
+    });
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { stdout: string }).stdout).toContain('ERROR');
     await c.close();

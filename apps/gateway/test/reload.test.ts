@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectClient, EXAMPLES_ROOT, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+import {
+  connectClient,
+  EXAMPLES_ROOT,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  toolNames,
+} from './helpers/testGateway.js';
 
 let root: string;
 let gw: TestGateway | undefined;
@@ -19,7 +26,8 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\nInstructions.\n`;
+const skillMd = (name: string, description: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\nInstructions.\n`;
 
 /** Polls until check passes or about 5 s have gone by. */
 async function eventually(check: () => Promise<boolean> | boolean): Promise<void> {
@@ -50,7 +58,9 @@ describe('hot reload (skills.watch)', () => {
     await rm(join(root, 'log-triage'), { recursive: true });
     await eventually(async () => !(await toolNames(c.client)).includes('skill_log-triage_get_info'));
     expect(await toolNames(c.client)).not.toContain('skill_log-triage_run_triage_sh');
-    await expect(c.client.callTool({ name: 'skill_log-triage_run_triage_sh', arguments: {} })).rejects.toMatchObject({
+    await expect(
+      c.client.callTool({ name: 'skill_log-triage_run_triage_sh', arguments: {} }),
+    ).rejects.toMatchObject({
       code: -32602,
     });
     await c.close();
@@ -58,17 +68,24 @@ describe('hot reload (skills.watch)', () => {
 
   it('keeps the last good version of a skill whose edit breaks it, and serves a fixed edit', async () => {
     const c = await connectClient(gw?.url as URL);
-    await writeFile(join(root, 'text-stats', 'SKILL.md'), '---\nname: text-stats\ndescription: [unclosed\n---\nbody\n');
+    await writeFile(
+      join(root, 'text-stats', 'SKILL.md'),
+      '---\nname: text-stats\ndescription: [unclosed\n---\nbody\n',
+    );
     await sleep(600);
     expect(await toolNames(c.client)).toContain('skill_text-stats_get_info');
     const info = await c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
     expect(textOf(info)).toContain('scripts/stats.py');
-    expect(gw?.gateway.runtime.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD')).toBe(true);
+    expect(gw?.gateway.runtime.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD')).toBe(
+      true,
+    );
 
     await writeFile(join(root, 'text-stats', 'SKILL.md'), skillMd('text-stats', 'Counts words, now edited.'));
     await eventually(async () => {
       const { tools } = await c.client.listTools();
-      return tools.find((t) => t.name === 'skill_text-stats_get_info')?.description === 'Counts words, now edited.';
+      return (
+        tools.find((t) => t.name === 'skill_text-stats_get_info')?.description === 'Counts words, now edited.'
+      );
     });
     await c.close();
   });
@@ -77,7 +94,11 @@ describe('hot reload (skills.watch)', () => {
     const c = await connectClient(gw?.url as URL);
     await toolNames(c.client);
     await writeFile(join(root, 'log-triage', 'references', 'extra.md'), '# more\n');
-    await eventually(() => gw?.gateway.runtime.catalogs.current.skills.get('log-triage')?.toolNames.has('references/extra.md') ?? false);
+    await eventually(
+      () =>
+        gw?.gateway.runtime.catalogs.current.skills.get('log-triage')?.toolNames.has('references/extra.md') ??
+        false,
+    );
     await sleep(300);
     expect(c.listChanged()).toBe(0);
     await c.close();

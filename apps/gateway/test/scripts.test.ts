@@ -1,15 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startTestGateway, type TestClient, type TestGateway, textOf } from './helpers/testGateway.js';
+import {
+  connectClient,
+  startTestGateway,
+  type TestClient,
+  type TestGateway,
+  textOf,
+} from './helpers/testGateway.js';
 
 let gw: TestGateway;
 let c: TestClient;
 beforeAll(async () => {
-  gw = await startTestGateway({
-    scripts: { default_timeout: 5, max_timeout: 10, max_output_bytes: 64 * 1024, kill_grace_ms: 300 },
-    resources: { max_text_bytes: 256 * 1024 },
-  }, { ...process.env, SKILLGATE_SECRET: 'hunter2' });
+  gw = await startTestGateway(
+    {
+      scripts: { default_timeout: 5, max_timeout: 10, max_output_bytes: 64 * 1024, kill_grace_ms: 300 },
+      resources: { max_text_bytes: 256 * 1024 },
+    },
+    { ...process.env, SKILLGATE_SECRET: 'hunter2' },
+  );
   c = await connectClient(gw.url);
-  for (const skill of ['gateway-probe', 'text-stats', 'log-triage', 'brand-assets', 'csv-tools', 'repo-hygiene']) {
+  for (const skill of [
+    'gateway-probe',
+    'text-stats',
+    'log-triage',
+    'brand-assets',
+    'csv-tools',
+    'repo-hygiene',
+  ]) {
     await c.client.callTool({ name: `skill_${skill}_get_info`, arguments: {} });
   }
 });
@@ -83,7 +99,11 @@ describe('run tools', () => {
     expect(env.SKILLGATE_SECRET).toBeUndefined();
     expect(env.SKILL_NAME).toBe('gateway-probe');
     expect(env.__cwd__).toBe(env.SKILL_DIR);
-    expect(Object.keys(env).every((k) => ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'SKILL_NAME', 'SKILL_DIR', '__cwd__'].includes(k))).toBe(true);
+    expect(
+      Object.keys(env).every((k) =>
+        ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'SKILL_NAME', 'SKILL_DIR', '__cwd__'].includes(k),
+      ),
+    ).toBe(true);
   });
 
   it('runs a bash script that exits 2 with a message when stdin is empty', async () => {
@@ -97,7 +117,9 @@ describe('run tools', () => {
     const node = await run('skill_brand-assets_run_contrast_mjs', { args: ['#000000', '#ffffff'] });
     expect(node.s.exit_code).toBe(0);
     expect(node.s.stdout).toContain('21');
-    const shebang = await run('skill_repo-hygiene_run_check-readme', { stdin: '# Title\n## Install\nx\n## Usage\ny\n' });
+    const shebang = await run('skill_repo-hygiene_run_check-readme', {
+      stdin: '# Title\n## Install\nx\n## Usage\ny\n',
+    });
     expect(shebang.s.exit_code).toBe(0);
   });
 });
@@ -121,10 +143,16 @@ describe('read tools', () => {
     const image = (png.content as Array<{ type: string; data?: string; mimeType?: string }>)[0];
     expect(image?.type).toBe('image');
     expect(image?.mimeType).toBe('image/png');
-    expect(Buffer.from(image?.data ?? '', 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(image?.data ?? '', 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
 
     const blob = await c.client.callTool({ name: 'skill_gateway-probe_read_blob_bin', arguments: {} });
-    const resource = (blob.content as Array<{ type: string; resource?: { blob?: string; mimeType?: string } }>)[0];
+    const resource = (
+      blob.content as Array<{ type: string; resource?: { blob?: string; mimeType?: string } }>
+    )[0];
     expect(resource?.type).toBe('resource');
     expect(resource?.resource?.mimeType).toBe('application/octet-stream');
     expect(Buffer.from(resource?.resource?.blob ?? '', 'base64').length).toBe(2048);

@@ -10,14 +10,26 @@ export interface ResolvedToken {
 }
 
 /** Reads token_env variables (never echoing their values) and decodes token_sha256 entries. */
-export function resolveAuthTokens(config: SkillgateConfig, env: Readonly<Record<string, string | undefined>>): ResolvedToken[] {
+export function resolveAuthTokens(
+  config: SkillgateConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedToken[] {
   return config.auth.tokens.map((token, i) => {
     if (token.token_env !== undefined) {
       const value = env[token.token_env];
       if (value === undefined || value === '') {
-        throw new ConfigError('CONFIG_INVALID', `auth.tokens[${i}].token_env: environment variable ${token.token_env} is not set`, {
-          issues: [{ path: `auth.tokens[${i}].token_env`, message: `environment variable ${token.token_env} is not set` }],
-        });
+        throw new ConfigError(
+          'CONFIG_INVALID',
+          `auth.tokens[${i}].token_env: environment variable ${token.token_env} is not set`,
+          {
+            issues: [
+              {
+                path: `auth.tokens[${i}].token_env`,
+                message: `environment variable ${token.token_env} is not set`,
+              },
+            ],
+          },
+        );
       }
       return { name: token.name, sha256: createHash('sha256').update(value).digest(), skills: token.skills };
     }

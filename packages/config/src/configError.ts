@@ -12,7 +12,11 @@ export class ConfigError extends Error {
   readonly code: ConfigErrorCode;
   readonly issues: readonly ConfigIssue[];
 
-  constructor(code: ConfigErrorCode, message: string, options: { issues?: readonly ConfigIssue[]; cause?: unknown } = {}) {
+  constructor(
+    code: ConfigErrorCode,
+    message: string,
+    options: { issues?: readonly ConfigIssue[]; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ConfigError';
     this.code = code;

@@ -6,49 +6,105 @@ const count = (min = 1) => z.number().int().min(min);
 const glob = z.string().min(1).max(256);
 
 const serverSchema = z.strictObject({
-  host: z.string().min(1).default('127.0.0.1').describe('Address to bind; a non-loopback address requires auth tokens or auth.allow_anonymous.'),
+  host: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Address to bind; a non-loopback address requires auth tokens or auth.allow_anonymous.'),
   port: z.number().int().min(0).max(65535).default(3000).describe('TCP port (0 = any free port).'),
-  path: z.string().regex(/^\/[^\s?#]*$/, 'must start with / and hold no spaces, ? or #').default('/mcp').describe('Path of the MCP endpoint (POST, GET and DELETE).'),
-  allowed_origins: z.array(z.string().min(1)).default([]).describe('Extra browser Origin values allowed (exact match); loopback origins are allowed when bound to loopback.'),
+  path: z
+    .string()
+    .regex(/^\/[^\s?#]*$/, 'must start with / and hold no spaces, ? or #')
+    .default('/mcp')
+    .describe('Path of the MCP endpoint (POST, GET and DELETE).'),
+  allowed_origins: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Extra browser Origin values allowed (exact match); loopback origins are allowed when bound to loopback.',
+    ),
   body_limit_bytes: count(1024).default(1_048_576).describe('Largest accepted HTTP request body.'),
-  shutdown_grace_seconds: seconds(600).default(10).describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
+  shutdown_grace_seconds: seconds(600)
+    .default(10)
+    .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
   trust_proxy: z.boolean().default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
 });
 
 const skillsSchema = z.strictObject({
-  roots: z.array(z.string().min(1)).min(1).default(['./examples/skills']).describe('Skill root folders, in order; the first wins on a name clash. Relative to the config file.'),
-  validation: z.enum(['lenient', 'strict']).default('lenient').describe('strict refuses a skill with any problem; lenient serves it with warnings.'),
-  disclosure: z.enum(DISCLOSURES).default('namespaced').describe('How sessions see skills: namespaced, universal or eager.'),
-  async_enabled: z.boolean().default(false).describe('Offer run_async tools and skill_get_async_status / skill_cancel_async.'),
+  roots: z
+    .array(z.string().min(1))
+    .min(1)
+    .default(['./examples/skills'])
+    .describe('Skill root folders, in order; the first wins on a name clash. Relative to the config file.'),
+  validation: z
+    .enum(['lenient', 'strict'])
+    .default('lenient')
+    .describe('strict refuses a skill with any problem; lenient serves it with warnings.'),
+  disclosure: z
+    .enum(DISCLOSURES)
+    .default('namespaced')
+    .describe('How sessions see skills: namespaced, universal or eager.'),
+  async_enabled: z
+    .boolean()
+    .default(false)
+    .describe('Offer run_async tools and skill_get_async_status / skill_cancel_async.'),
   watch: z.boolean().default(false).describe('Reload skills when files change and notify affected sessions.'),
-  watch_debounce_ms: count(10).max(60_000).default(300).describe('Quiet time after a change before reloading.'),
+  watch_debounce_ms: count(10)
+    .max(60_000)
+    .default(300)
+    .describe('Quiet time after a change before reloading.'),
 });
 
 const toolsSchema = z.strictObject({
-  max_name_length: z.number().int().min(24).max(64).default(48).describe('Longest tool name; longer names are cut and end in a hash.'),
+  max_name_length: z
+    .number()
+    .int()
+    .min(24)
+    .max(64)
+    .default(48)
+    .describe('Longest tool name; longer names are cut and end in a hash.'),
 });
 
 const scriptsSchema = z.strictObject({
   default_timeout: seconds().default(30).describe('Script timeout in seconds when the caller gives none.'),
   max_timeout: seconds().default(300).describe('Largest timeout a caller may ask for, in seconds.'),
-  max_output_bytes: count(1024).default(1_048_576).describe('Bytes kept of each of stdout and stderr (the tail).'),
+  max_output_bytes: count(1024)
+    .default(1_048_576)
+    .describe('Bytes kept of each of stdout and stderr (the tail).'),
   default_tail: count(0).default(200).describe('Lines of output returned when the caller gives no tail.'),
   max_concurrent: count().default(4).describe('Scripts running at once across the gateway.'),
   max_concurrent_per_principal: count().default(2).describe('Scripts running at once for one principal.'),
   max_queue: count(0).default(32).describe('Runs that may wait for a slot; 0 = fail fast when busy.'),
-  queue_timeout_seconds: seconds(3600).default(30).describe('Longest wait for a slot before the run is refused.'),
+  queue_timeout_seconds: seconds(3600)
+    .default(30)
+    .describe('Longest wait for a slot before the run is refused.'),
   max_stdin_bytes: count(0).default(1_048_576).describe('Largest stdin a caller may send.'),
   max_args: count(0).default(256).describe('Most entries in args.'),
   max_arg_bytes: count(0).default(65_536).describe('Most bytes in all args together.'),
-  kill_grace_ms: count(0).max(60_000).default(2000).describe('Time between SIGTERM and SIGKILL of a script process group.'),
+  kill_grace_ms: count(0)
+    .max(60_000)
+    .default(2000)
+    .describe('Time between SIGTERM and SIGKILL of a script process group.'),
   env_passthrough: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
     .default(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ'])
     .describe('Environment variables a script may see (plus SKILL_NAME and SKILL_DIR).'),
   interpreters: z
-    .record(z.string().regex(/^\.[A-Za-z0-9]+$/, 'must be a file extension such as .py'), z.array(z.string().min(1)).min(1))
-    .default({ '.py': ['python3'], '.sh': ['bash'], '.bash': ['bash'], '.js': ['node'], '.mjs': ['node'], '.cjs': ['node'] })
-    .describe('Interpreter argv by file extension; replaces the default map. Executable files with a shebang run directly.'),
+    .record(
+      z.string().regex(/^\.[A-Za-z0-9]+$/, 'must be a file extension such as .py'),
+      z.array(z.string().min(1)).min(1),
+    )
+    .default({
+      '.py': ['python3'],
+      '.sh': ['bash'],
+      '.bash': ['bash'],
+      '.js': ['node'],
+      '.mjs': ['node'],
+      '.cjs': ['node'],
+    })
+    .describe(
+      'Interpreter argv by file extension; replaces the default map. Executable files with a shebang run directly.',
+    ),
 });
 
 const resourcesSchema = z.strictObject({
@@ -65,14 +121,23 @@ const sessionsSchema = z.strictObject({
   ttl_seconds: seconds().default(3600).describe('Idle time after which a session expires.'),
   max_sessions: count().default(10_000).describe('Sessions open at once.'),
   max_per_principal: count().default(1000).describe('Sessions open at once for one principal.'),
-  scope: z.enum(['session', 'principal']).default('session').describe('Keep unlocks and jobs per session, or per principal across its sessions.'),
+  scope: z
+    .enum(['session', 'principal'])
+    .default('session')
+    .describe('Keep unlocks and jobs per session, or per principal across its sessions.'),
 });
 
 const tokenSchema = z
   .strictObject({
     name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ -'),
-    token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
-    token_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
+    token_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
+    token_sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
+      .optional(),
     skills: z.array(glob).default(['*']),
   })
   .refine((t) => (t.token_env === undefined) !== (t.token_sha256 === undefined), {
@@ -80,25 +145,40 @@ const tokenSchema = z
   });
 
 const authSchema = z.strictObject({
-  tokens: z.array(tokenSchema).default([]).describe('Bearer tokens: { name, token_env | token_sha256, skills: [globs] }.'),
-  allow_anonymous: z.boolean().default(false).describe('Allow requests without a token (required to bind a non-loopback host without tokens).'),
+  tokens: z
+    .array(tokenSchema)
+    .default([])
+    .describe('Bearer tokens: { name, token_env | token_sha256, skills: [globs] }.'),
+  allow_anonymous: z
+    .boolean()
+    .default(false)
+    .describe('Allow requests without a token (required to bind a non-loopback host without tokens).'),
   anonymous_skills: z.array(glob).default(['*']).describe('Skills visible to anonymous requests (globs).'),
 });
 
 const rateLimitSchema = z.strictObject({
-  requests_per_second: z.number().min(0).default(50).describe('Per-principal refill rate of the token bucket on the MCP endpoint; 0 = off.'),
+  requests_per_second: z
+    .number()
+    .min(0)
+    .default(50)
+    .describe('Per-principal refill rate of the token bucket on the MCP endpoint; 0 = off.'),
   burst: count().default(200).describe('Per-principal bucket size.'),
 });
 
 const clientSchema = z.strictObject({
   match: z
     .strictObject({ name: glob.optional(), principal: glob.optional() })
-    .refine((m) => m.name !== undefined || m.principal !== undefined, { message: 'give name and/or principal' }),
+    .refine((m) => m.name !== undefined || m.principal !== undefined, {
+      message: 'give name and/or principal',
+    }),
   disclosure: z.enum(DISCLOSURES),
 });
 
 const loggingSchema = z.strictObject({
-  level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (JSON logs on stdout).'),
+  level: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('Log level (JSON logs on stdout).'),
   log_arguments: z.boolean().default(false).describe('Put tool argument values in audit log lines.'),
 });
 
@@ -114,21 +194,39 @@ export const configSchema = z
     sessions: sessionsSchema.prefault({}),
     auth: authSchema.prefault({}),
     rate_limit: rateLimitSchema.prefault({}),
-    clients: z.array(clientSchema).default([]).describe('Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.'),
+    clients: z
+      .array(clientSchema)
+      .default([])
+      .describe(
+        'Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.',
+      ),
     logging: loggingSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.scripts.default_timeout > config.scripts.max_timeout) {
-      ctx.addIssue({ code: 'custom', path: ['scripts', 'default_timeout'], message: 'must not exceed scripts.max_timeout' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scripts', 'default_timeout'],
+        message: 'must not exceed scripts.max_timeout',
+      });
     }
     const seen = new Set<string>();
     config.auth.tokens.forEach((token, i) => {
-      if (seen.has(token.name)) ctx.addIssue({ code: 'custom', path: ['auth', 'tokens', i, 'name'], message: `duplicate token name "${token.name}"` });
+      if (seen.has(token.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['auth', 'tokens', i, 'name'],
+          message: `duplicate token name "${token.name}"`,
+        });
       seen.add(token.name);
     });
   });
 
-type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 
 /** The validated, frozen config the gateway runs with. */
 export type SkillgateConfig = DeepReadonly<z.output<typeof configSchema>>;

@@ -1,11 +1,11 @@
-export { assertSafeBinding, isLoopbackHost, resolveAuthTokens } from './authTokens.js';
 export type { ResolvedToken } from './authTokens.js';
-export { ConfigError } from './configError.js';
+export { assertSafeBinding, isLoopbackHost, resolveAuthTokens } from './authTokens.js';
 export type { ConfigErrorCode, ConfigIssue } from './configError.js';
-export { configReference } from './configReference.js';
+export { ConfigError } from './configError.js';
 export type { ConfigKeyDoc } from './configReference.js';
-export { configSchema } from './configSchema.js';
+export { configReference } from './configReference.js';
 export type { ClientProfile, Disclosure, SkillgateConfig, TokenConfig } from './configSchema.js';
-export { loadConfig } from './loadConfig.js';
+export { configSchema } from './configSchema.js';
 export type { LoadConfigOptions, LoadedConfig } from './loadConfig.js';
+export { loadConfig } from './loadConfig.js';
 export { parseConfig } from './parseConfig.js';

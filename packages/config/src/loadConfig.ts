@@ -33,10 +33,14 @@ async function readYaml(file: string): Promise<unknown> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(code === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID', `cannot read config file ${file} (${code})`, {
-      cause: error,
-      issues: [{ path: '(file)', message: `cannot read ${file}` }],
-    });
+    throw new ConfigError(
+      code === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID',
+      `cannot read config file ${file} (${code})`,
+      {
+        cause: error,
+        issues: [{ path: '(file)', message: `cannot read ${file}` }],
+      },
+    );
   }
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -44,9 +48,13 @@ async function readYaml(file: string): Promise<unknown> {
       path: e.linePos === undefined ? '(yaml)' : `line ${e.linePos[0].line}, column ${e.linePos[0].col}`,
       message: e.message.split('\n')[0] ?? e.message,
     }));
-    throw new ConfigError('CONFIG_YAML', `invalid YAML in ${file}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
-      issues,
-    });
+    throw new ConfigError(
+      'CONFIG_YAML',
+      `invalid YAML in ${file}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      {
+        issues,
+      },
+    );
   }
   return doc.toJS();
 }
@@ -70,9 +78,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (env.SKILLGATE_PORT) {
     const port = Number(env.SKILLGATE_PORT);
     if (!Number.isInteger(port)) {
-      throw new ConfigError('CONFIG_INVALID', `SKILLGATE_PORT must be an integer, got "${env.SKILLGATE_PORT}"`, {
-        issues: [{ path: 'SKILLGATE_PORT', message: 'must be an integer' }],
-      });
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `SKILLGATE_PORT must be an integer, got "${env.SKILLGATE_PORT}"`,
+        {
+          issues: [{ path: 'SKILLGATE_PORT', message: 'must be an integer' }],
+        },
+      );
     }
     section(raw, 'server').port = port;
   }

@@ -4,14 +4,21 @@ import { ConfigError, type ConfigIssue } from './configError.js';
 import { configSchema, type SkillgateConfig } from './configSchema.js';
 
 const dotted = (path: readonly PropertyKey[]): string =>
-  path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`), '');
+  path.reduce<string>(
+    (acc, key) =>
+      typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`,
+    '',
+  );
 
 function issuesOf(error: z.ZodError): ConfigIssue[] {
   return error.issues.map((issue) => {
     // Unknown keys are reported on their parent; name each key so the message points at it.
     if (issue.code === 'unrecognized_keys') {
       const parent = dotted(issue.path);
-      return { path: issue.keys.map((k) => (parent === '' ? k : `${parent}.${k}`)).join(', '), message: 'unknown key' };
+      return {
+        path: issue.keys.map((k) => (parent === '' ? k : `${parent}.${k}`)).join(', '),
+        message: 'unknown key',
+      };
     }
     return { path: dotted(issue.path) || '(root)', message: issue.message };
   });
@@ -30,9 +37,13 @@ export function parseConfig(input: unknown, options: { baseDir: string }): Skill
   const result = configSchema.safeParse(input ?? {});
   if (!result.success) {
     const issues = issuesOf(result.error);
-    throw new ConfigError('CONFIG_INVALID', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
+    throw new ConfigError('CONFIG_INVALID', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
+      issues,
+    });
   }
   const config = result.data;
-  config.skills.roots = config.skills.roots.map((root) => (isAbsolute(root) ? root : resolve(options.baseDir, root)));
+  config.skills.roots = config.skills.roots.map((root) =>
+    isAbsolute(root) ? root : resolve(options.baseDir, root),
+  );
   return deepFreeze(config) as SkillgateConfig;
 }

@@ -12,7 +12,11 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
   const perPrincipal = new Map<string, number>();
   // Unlocks live apart from sessions so that `scope: principal` outlives one connection;
   // they idle out with the same TTL as sessions.
-  const unlocks = new LRUCache<string, Set<string>>({ max: options.maxSessions * 2, ttl: options.ttlMs, updateAgeOnGet: true });
+  const unlocks = new LRUCache<string, Set<string>>({
+    max: options.maxSessions * 2,
+    ttl: options.ttlMs,
+    updateAgeOnGet: true,
+  });
   let closed = false;
 
   const release = (record: SessionRecord): void => {

@@ -43,7 +43,11 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
   });
   targets.set(getInfoName, { kind: 'get_info', skill: skill.name });
   // Only what a model needs: this definition is listed once per skill in every session's first tools/list.
-  const getInfoTool: ToolDefinition = { name: getInfoName, description: skill.description, inputSchema: schemas.getInfo };
+  const getInfoTool: ToolDefinition = {
+    name: getInfoName,
+    description: skill.description,
+    inputSchema: schemas.getInfo,
+  };
 
   const listed: ListedTool[] = [];
   const addTool = (kind: FileKind, file: SkillFile, sfile: string): string => {

@@ -34,7 +34,11 @@ export async function openSession(url: URL, headers: Record<string, string> = {}
   const id = response.headers.get('mcp-session-id');
   await response.text();
   if (id === null) throw new Error(`initialize failed with ${response.status}`);
-  const done = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, ...headers });
+  const done = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-session-id': id, ...headers },
+  );
   await done.text();
   return id;
 }

@@ -47,13 +47,20 @@ export interface TestClient {
 }
 
 /** Connects an SDK Client to the gateway (optionally with a bearer token and a client name). */
-export async function connectClient(url: URL, options: { token?: string; name?: string } = {}): Promise<TestClient> {
+export async function connectClient(
+  url: URL,
+  options: { token?: string; name?: string } = {},
+): Promise<TestClient> {
   let changes = 0;
-  const client = new Client({ name: options.name ?? 'skillgate-test', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client(
+    { name: options.name ?? 'skillgate-test', version: '1.0.0' },
+    { capabilities: {} },
+  );
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
     changes += 1;
   });
-  const headers: Record<string, string> = options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` };
+  const headers: Record<string, string> =
+    options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` };
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   await client.connect(transport);
   return {
