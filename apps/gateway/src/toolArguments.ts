@@ -25,11 +25,9 @@ export function createArgumentSchemas(limits: ArgumentLimits) {
     .refine((list) => list.reduce((n, a) => n + Buffer.byteLength(a), 0) <= limits.maxArgBytes, {
       message: `args may hold at most ${limits.maxArgBytes} bytes in total`,
     });
-  const stdin = z
-    .string()
-    .refine((s) => Buffer.byteLength(s) <= limits.maxStdinBytes, {
-      message: `stdin is over ${limits.maxStdinBytes} bytes`,
-    });
+  const stdin = z.string().refine((s) => Buffer.byteLength(s) <= limits.maxStdinBytes, {
+    message: `stdin is over ${limits.maxStdinBytes} bytes`,
+  });
   const runFields = {
     args: args.optional(),
     stdin: stdin.optional(),
