@@ -8,6 +8,7 @@ import { buildApp } from './buildApp.js';
 import { notifyCatalogChange } from './catalogChanges.js';
 import { createCatalogSource } from './catalogSource.js';
 import { createDisclosurePicker } from './clientProfiles.js';
+import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createMetrics } from './metrics.js';
 import { createRateLimiter } from './rateLimiter.js';
@@ -98,7 +99,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       maxStdinBytes: config.scripts.max_stdin_bytes,
     }),
     log,
-    secretEnvNames,
+    inFlight: createInFlightCalls(),
   };
   const live = createLiveSessions(runtime, createDisclosurePicker(config));
   sessions = live;
@@ -151,10 +152,13 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       draining = true;
       stopWatching();
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
-      const deadline = Date.now() + config.server.shutdown_grace_seconds * 1000;
-      while (runner.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await runtime.inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
       await jobs.close();
       await runner.close();
+      // Killed scripts end their calls with a result; give those results a moment to reach the clients.
+      await runtime.inFlight.drained(Date.now() + 1000);
+      // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.
+      await new Promise((resolve) => setImmediate(resolve));
       await Promise.all([...live.all()].map((s) => s.transport.close()));
       await app.close();
       await store.close();

@@ -4,6 +4,7 @@ import type { SessionRecord, SessionStore } from '@skillgate/sessions';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccessPolicy, Principal } from './accessPolicy.js';
 import type { CatalogSource } from './catalogSource.js';
+import type { InFlightCalls } from './inFlightCalls.js';
 import type { Metrics } from './metrics.js';
 import type { ArgumentSchemas } from './toolArguments.js';
 
@@ -18,8 +19,8 @@ export interface GatewayRuntime {
   readonly metrics: Metrics;
   readonly schemas: ArgumentSchemas;
   readonly log: FastifyBaseLogger;
-  /** Names of environment variables holding tokens: never passed to scripts. */
-  readonly secretEnvNames: readonly string[];
+  /** Tool calls in progress (shutdown waits for them). */
+  readonly inFlight: InFlightCalls;
 }
 
 /** One MCP session as the handlers see it. */

@@ -67,6 +67,7 @@ export function createSessionServer(runtime: GatewayRuntime, ctx: SessionContext
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const started = performance.now();
+    const end = runtime.inFlight.begin();
     const name = request.params.name;
     let kind = 'unknown';
     let outcome = 'error';
@@ -86,6 +87,7 @@ export function createSessionServer(runtime: GatewayRuntime, ctx: SessionContext
       runtime.log.error({ err: error, tool: name, session: ctx.record.id }, 'tool call failed');
       throw new McpError(-32603, 'Internal error while calling the tool');
     } finally {
+      end();
       const duration_ms = Math.round(performance.now() - started);
       runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
       runtime.log.info(

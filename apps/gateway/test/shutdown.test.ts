@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectClient, EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from './helpers/testGateway.js';
+
+let child: ChildProcess | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `skillgate serve` as a real process and resolves with its MCP URL once it listens. */
+async function serve(yaml: string): Promise<{ url: URL; exited: Promise<number | null> }> {
+  dir = await mkdtemp(join(tmpdir(), 'skillgate-shutdown-'));
+  const config = join(dir, 'skillgate.yaml');
+  await writeFile(config, yaml);
+  const proc = spawn(
+    process.execPath,
+    [
+      '--conditions=@skillgate/source',
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
+      'serve',
+      '--config',
+      config,
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child = proc;
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    });
+    proc.on('exit', () => reject(new Error(`gateway exited early: ${out}`)));
+  });
+  return { url, exited };
+}
+
+const yaml = (grace: number) => `server: { host: 127.0.0.1, port: 0, shutdown_grace_seconds: ${grace} }
+skills: { roots: [${EXAMPLES_ROOT}, ${PROBE_ROOT}] }
+scripts: { kill_grace_ms: 200 }
+logging: { level: info }
+`;
+
+describe('graceful shutdown (SIGTERM)', () => {
+  it('lets an in-flight script finish within the grace period, refuses new work, and exits 0', async () => {
+    const { url, exited } = await serve(yaml(10));
+    const c = await connectClient(url);
+    await c.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
+    const call = c.client.callTool({
+      name: 'skill_gateway-probe_run_slow_py',
+      arguments: { args: ['--seconds', '1'] },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    child?.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(503);
+    const result = await call;
+    expect((result.structuredContent as { exit_code: number; stdout: string }).stdout).toContain('finished');
+    expect(await exited).toBe(0);
+  });
+
+  it('kills a script that outlives the grace period and still exits promptly', async () => {
+    const { url, exited } = await serve(yaml(1));
+    const c = await connectClient(url);
+    await c.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
+    const call = c.client.callTool({ name: 'skill_gateway-probe_run_hang_sh', arguments: { timeout: 60 } });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    child?.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as { signal: string | null }).signal).not.toBeNull();
+  });
+});
