@@ -38,7 +38,7 @@ export function sessionInstructions(runtime: GatewayRuntime, ctx: SessionContext
       : ctx.record.disclosure === 'eager'
         ? "Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill's instructions before using its tools."
         : "Each skill starts as one skill_<name>_get_info tool. Calling it returns the skill's instructions and unlocks its run/read tools for this session.";
-  const text = `skillgate serves Agent Skills. ${how}\n\n${renderSummary(entries, 'xml')}`;
+  const text = `skillgate serves Agent Skills. ${how}\n\n${renderSummary(entries, 'xml', { tools: ctx.record.disclosure !== 'universal' })}`;
   perCatalog.set(key, text);
   return text;
 }

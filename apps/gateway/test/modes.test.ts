@@ -106,6 +106,8 @@ describe('disclosure modes', () => {
       'run_skill_script',
     ]);
     expect(tools.find((t) => t.name === 'load_skill')?.description).toContain('text-stats');
+    expect(c.client.getInstructions()).toContain('<name>text-stats</name>');
+    expect(c.client.getInstructions()).not.toContain('_get_info');
     const loaded = await c.client.callTool({ name: 'load_skill', arguments: { name: 'text-stats' } });
     expect(textOf(loaded)).toContain('scripts/stats.py');
     expect(c.listChanged()).toBe(0);

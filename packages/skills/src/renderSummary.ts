@@ -32,19 +32,25 @@ const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
  * The L1 summary of the given skills (DESIGN §4): names, descriptions and get_info tool names, never
  * filesystem paths, since the gateway is remote.
  */
-export function renderSummary(entries: Iterable<CatalogSkill>, format: SummaryFormat): string {
+export function renderSummary(
+  entries: Iterable<CatalogSkill>,
+  format: SummaryFormat,
+  options: { readonly tools?: boolean } = {},
+): string {
   const list = [...entries];
+  // Universal sessions have no get_info tools: naming them there would send the model to tools that do not exist.
+  const tools = options.tools ?? true;
   switch (format) {
     case 'markdown':
       return list
-        .map((e) => `- **${e.skill.name}**: ${oneLine(e.skill.description)} (tool: ${e.getInfoTool.name})`)
+        .map((e) => `- **${e.skill.name}**: ${oneLine(e.skill.description)}${tools ? ` (tool: ${e.getInfoTool.name})` : ''}`)
         .join('\n');
     case 'json':
       return JSON.stringify(
         list.map(({ skill, getInfoTool }) => ({
           name: skill.name,
           description: skill.description,
-          tool: getInfoTool.name,
+          ...(tools ? { tool: getInfoTool.name } : {}),
           ...(skill.license === undefined ? {} : { license: skill.license }),
           ...(skill.compatibility === undefined ? {} : { compatibility: skill.compatibility }),
         })),
@@ -55,7 +61,7 @@ export function renderSummary(entries: Iterable<CatalogSkill>, format: SummaryFo
       const skills = list.map(
         ({ skill, getInfoTool }) =>
           `<skill><name>${escapeXml(skill.name)}</name><description>${escapeXml(skill.description)}</description>` +
-          `<tool>${escapeXml(getInfoTool.name)}</tool></skill>`,
+          `${tools ? `<tool>${escapeXml(getInfoTool.name)}</tool>` : ''}</skill>`,
       );
       return ['<available_skills>', ...skills, '</available_skills>'].join('\n');
     }

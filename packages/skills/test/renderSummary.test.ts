@@ -68,3 +68,13 @@ describe('renderSummary', () => {
     expect(renderSummary([], 'markdown')).toBe('');
   });
 });
+
+describe('renderSummary without tool names', () => {
+  it('leaves the get_info tool out of every format when asked', () => {
+    for (const format of ['markdown', 'json', 'xml'] as const) {
+      const text = renderSummary(entries(), format, { tools: false });
+      expect(text, format).not.toContain('_get_info');
+      expect(text, format).toContain('pdf');
+    }
+  });
+});
