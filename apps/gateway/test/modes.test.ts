@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   connectClient,
@@ -9,6 +10,17 @@ import {
 } from './helpers/testGateway.js';
 
 let gw: TestGateway | undefined;
+
+/** Polls skill_get_async_status until the job leaves `running` (about 5 s at most); returns its state. */
+async function settledState(client: Client, jobId: string): Promise<string> {
+  let state = 'running';
+  for (let i = 0; i < 50 && state === 'running'; i++) {
+    await sleep(100);
+    const status = await client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+    state = (status.structuredContent as { state: string }).state;
+  }
+  return state;
+}
 afterEach(async () => {
   await gw?.close();
   gw = undefined;
@@ -59,15 +71,7 @@ describe('async jobs', () => {
     });
     expect(foreign.isError).toBe(true);
 
-    let state = 'running';
-    for (let i = 0; i < 50 && state === 'running'; i++) {
-      await sleep(100);
-      const status = await c.client.callTool({
-        name: 'skill_get_async_status',
-        arguments: { job_id: jobId },
-      });
-      state = (status.structuredContent as { state: string }).state;
-    }
+    const state = await settledState(c.client, jobId);
     expect(state).toBe('exited');
     await other.close();
     await c.close();
@@ -80,15 +84,7 @@ describe('async jobs', () => {
     const started = await c.client.callTool({ name: 'skill_gateway-probe_run_async_hang_sh', arguments: {} });
     const jobId = (started.structuredContent as { job_id: string }).job_id;
     await c.client.callTool({ name: 'skill_cancel_async', arguments: { job_id: jobId } });
-    let state = 'running';
-    for (let i = 0; i < 50 && state === 'running'; i++) {
-      await sleep(100);
-      const status = await c.client.callTool({
-        name: 'skill_get_async_status',
-        arguments: { job_id: jobId },
-      });
-      state = (status.structuredContent as { state: string }).state;
-    }
+    const state = await settledState(c.client, jobId);
     expect(state).toBe('cancelled');
     await c.close();
   });

@@ -31,7 +31,10 @@ describe('sessions.scope: principal', () => {
 
     const reconnected = await connectClient(gw.url, { token: TOKEN_A });
     expect(await toolNames(reconnected.client)).toContain('skill_text-stats_run_stats_py');
-    const run = await reconnected.client.callTool({ name: 'skill_text-stats_run_stats_py', arguments: { stdin: 'a b' } });
+    const run = await reconnected.client.callTool({
+      name: 'skill_text-stats_run_stats_py',
+      arguments: { stdin: 'a b' },
+    });
     expect(run.isError).toBeFalsy();
     // Already unlocked for this principal: no new notification.
     await reconnected.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
