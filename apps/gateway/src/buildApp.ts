@@ -120,7 +120,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (request.method === 'OPTIONS') return;
     const principal = runtime.policy.authenticate(request.headers.authorization);
     request.principal = principal;
-    request.log = request.log.child({ principal: principal.name });
     const retryAfter = deps.rateLimiter.take(principal.name);
     if (retryAfter > 0) {
       throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {

@@ -6,13 +6,14 @@ import { SessionError, type SessionRecord } from '@skillgate/sessions';
 import type { Principal } from './accessPolicy.js';
 import type { DisclosurePicker } from './clientProfiles.js';
 import { GatewayError } from './gatewayError.js';
+import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import type { GatewayRuntime, SessionContext } from './runtime.js';
 import { createSessionServer } from './sessionServer.js';
 
 /** A session's live protocol objects (the store holds its state). */
 export interface LiveSession {
   readonly ctx: SessionContext;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: SessionTransport;
   readonly server: Server;
 }
 
@@ -62,7 +63,10 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
         throw error;
       }
       const ctx: SessionContext = { record, principal };
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+      const transport: SessionTransport =
+        runtime.config.server.transport === 'sdk'
+          ? new StreamableHTTPServerTransport({ sessionIdGenerator: () => id })
+          : new NativeHttpTransport(id);
       // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
       transport.onclose = () => forget(record);
       const server = createSessionServer(runtime, ctx);

@@ -43,6 +43,21 @@ describe('MCP endpoint over raw HTTP', () => {
     expect(again.map((m) => m.method ?? `result:${String(m.id)}`)).toEqual(['result:8']);
   });
 
+  it('answers plain JSON when nothing else is sent (native transport) or SSE (SDK transport)', async () => {
+    const transport = process.env.SKILLGATE_TEST_TRANSPORT ?? 'native';
+    expect(gw.gateway.runtime.config.server.transport).toBe(transport);
+    const session = await openSession(gw.url);
+    const response = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+      { 'mcp-session-id': session },
+    );
+    expect(response.headers.get('content-type')).toContain(
+      transport === 'native' ? 'application/json' : 'text/event-stream',
+    );
+    expect((await messagesOf(response))[0]).toHaveProperty('result.tools');
+  });
+
   it('answers 400 to a non-initialize request without a session id, on every method', async () => {
     expect((await post(gw.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(400);
     expect((await fetch(gw.url, { headers: { accept: 'text/event-stream' } })).status).toBe(400);

@@ -28,6 +28,12 @@ const serverSchema = z.strictObject({
     .default(10)
     .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
   trust_proxy: z.boolean().default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
+  transport: z
+    .enum(['native', 'sdk'])
+    .default('native')
+    .describe(
+      "MCP HTTP transport: native (Fastify/node:http, faster) or sdk (the SDK's StreamableHTTPServerTransport).",
+    ),
 });
 
 const skillsSchema = z.strictObject({

@@ -43,7 +43,10 @@ export function renderSummary(
   switch (format) {
     case 'markdown':
       return list
-        .map((e) => `- **${e.skill.name}**: ${oneLine(e.skill.description)}${tools ? ` (tool: ${e.getInfoTool.name})` : ''}`)
+        .map(
+          (e) =>
+            `- **${e.skill.name}**: ${oneLine(e.skill.description)}${tools ? ` (tool: ${e.getInfoTool.name})` : ''}`,
+        )
         .join('\n');
     case 'json':
       return JSON.stringify(

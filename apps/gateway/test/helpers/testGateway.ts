@@ -29,7 +29,13 @@ export async function startTestGateway(
   input: Record<string, unknown> = {},
   env: Record<string, string | undefined> = process.env,
 ): Promise<TestGateway> {
-  const withRoots = { ...input, skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) } };
+  // SKILLGATE_TEST_TRANSPORT runs the same suites against the SDK's transport (see vitest.config.ts).
+  const transport = process.env.SKILLGATE_TEST_TRANSPORT;
+  const withRoots = {
+    ...input,
+    server: { ...(transport === undefined ? {} : { transport }), ...(input.server as object) },
+    skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
+  };
   const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
   const logger = pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger;
   const gateway = await createGateway(config, { env, logger });

@@ -1,0 +1,202 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** A session transport the Fastify route can hand a raw request to (the SDK's transport has the same shape). */
+export interface SessionTransport extends Transport {
+  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+}
+
+// One POST: its request ids, the responses gathered so far, and how the reply is being written.
+interface PostExchange {
+  readonly res: ServerResponse;
+  readonly ids: readonly RequestId[];
+  readonly responses: Map<RequestId, JSONRPCMessage>;
+  /** `pending` until the first message: a lone response then goes out as plain JSON, anything else as SSE. */
+  mode: 'pending' | 'sse' | 'done';
+  readonly batch: boolean;
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+const KEEP_ALIVE_MS = 15_000;
+
+const sseEvent = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+// Structural checks, not schema parses: incoming messages were validated once on arrival, and outgoing
+// ones come from the SDK's Server (re-parsing a large tools/list result per send would be costly).
+const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } =>
+  'method' in m && 'id' in m;
+const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
+  !('method' in m) && 'id' in m;
+
+/**
+ * MCP streamable HTTP (server side) written against node:http directly, implementing the SDK's
+ * Transport so that all protocol handling stays in the SDK's Server. Unlike the SDK's Node transport it
+ * does not convert each request to a web-standard Request/Response, and it answers a request whose handler
+ * sent nothing but its result as plain JSON, switching to SSE as soon as a related notification is sent
+ * (so get_info's list_changed still rides its own response stream).
+ */
+export class NativeHttpTransport implements SessionTransport {
+  readonly sessionId: string;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  private readonly exchanges = new Map<RequestId, PostExchange>();
+  private standalone: ServerResponse | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(sessionId: string) {
+    this.sessionId = sessionId;
+  }
+
+  async start(): Promise<void> {}
+
+  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    if (this.closed) return this.error(res, 404, -32001, 'Session not found');
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return this.error(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version}`);
+    }
+    switch (req.method) {
+      case 'POST':
+        return this.handlePost(req, res, parsedBody);
+      case 'GET':
+        return this.handleGet(req, res);
+      case 'DELETE':
+        res.writeHead(200, { 'mcp-session-id': this.sessionId }).end();
+        await this.close();
+        return;
+      default:
+        return this.error(res, 405, -32000, 'Method not allowed.');
+    }
+  }
+
+  private handlePost(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      return this.error(
+        res,
+        406,
+        -32000,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      );
+    }
+    const batch = Array.isArray(body);
+    const raw: unknown[] = batch ? body : [body];
+    const messages: JSONRPCMessage[] = [];
+    for (const item of raw) {
+      const parsed = JSONRPCMessageSchema.safeParse(item);
+      if (!parsed.success) return this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      messages.push(parsed.data);
+    }
+    const extra = { requestInfo: { headers: req.headers } };
+    const requests = messages.filter(isRequest);
+    if (requests.length === 0) {
+      res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      for (const message of messages) this.onmessage?.(message, extra);
+      return;
+    }
+    const exchange: PostExchange = {
+      res,
+      ids: requests.map((r) => r.id),
+      responses: new Map(),
+      mode: 'pending',
+      batch,
+    };
+    for (const id of exchange.ids) this.exchanges.set(id, exchange);
+    // A client that hangs up loses its answers; nothing else may be written to its socket.
+    res.on('close', () => {
+      exchange.mode = 'done';
+      for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
+    });
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  private handleGet(req: IncomingMessage, res: ServerResponse): void {
+    if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+      return this.error(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+    }
+    if (this.standalone !== undefined) {
+      return this.error(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+    }
+    res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
+    res.flushHeaders();
+    this.standalone = res;
+    // Comments keep proxies from closing an idle stream.
+    this.keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+    this.keepAlive.unref();
+    res.on('close', () => {
+      if (this.standalone !== res) return;
+      clearInterval(this.keepAlive);
+      this.standalone = undefined;
+    });
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const response = isResponse(message);
+    const relatedId = response ? message.id : options?.relatedRequestId;
+    if (relatedId === undefined) {
+      // Unrelated server messages go on the GET stream; without one they have nowhere to go.
+      this.standalone?.write(sseEvent(message));
+      return;
+    }
+    const exchange = this.exchanges.get(relatedId);
+    if (exchange === undefined || exchange.mode === 'done') return;
+    if (!response) {
+      this.toSse(exchange);
+      exchange.res.write(sseEvent(message));
+      return;
+    }
+    exchange.responses.set(relatedId, message);
+    if (exchange.mode === 'sse') exchange.res.write(sseEvent(message));
+    if (exchange.ids.some((id) => !exchange.responses.has(id))) return;
+    for (const id of exchange.ids) this.exchanges.delete(id);
+    if (exchange.mode === 'sse') {
+      exchange.res.end();
+    } else {
+      const payload = exchange.batch ? exchange.ids.map((id) => exchange.responses.get(id)) : message;
+      exchange.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId });
+      exchange.res.end(JSON.stringify(payload));
+    }
+    exchange.mode = 'done';
+  }
+
+  private toSse(exchange: PostExchange): void {
+    if (exchange.mode !== 'pending') return;
+    exchange.mode = 'sse';
+    exchange.res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
+    // Responses already gathered for a batch go out first, in order.
+    for (const response of exchange.responses.values()) exchange.res.write(sseEvent(response));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.keepAlive);
+    this.standalone?.end();
+    this.standalone = undefined;
+    for (const exchange of new Set(this.exchanges.values())) {
+      if (exchange.mode === 'sse') exchange.res.end();
+      else if (exchange.mode === 'pending') exchange.res.destroy();
+      exchange.mode = 'done';
+    }
+    this.exchanges.clear();
+    this.onclose?.();
+  }
+
+  private error(res: ServerResponse, status: number, code: number, message: string): void {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  }
+}
