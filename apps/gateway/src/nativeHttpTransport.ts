@@ -63,10 +63,14 @@ export class NativeHttpTransport implements SessionTransport {
   async start(): Promise<void> {}
 
   async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
-    if (this.closed) return this.error(res, 404, -32001, 'Session not found');
+    if (this.closed) {
+      this.error(res, 404, -32001, 'Session not found');
+      return;
+    }
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return this.error(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version}`);
+      this.error(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version}`);
+      return;
     }
     switch (req.method) {
       case 'POST':
@@ -78,7 +82,8 @@ export class NativeHttpTransport implements SessionTransport {
         await this.close();
         return;
       default:
-        return this.error(res, 405, -32000, 'Method not allowed.');
+        this.error(res, 405, -32000, 'Method not allowed.');
+        return;
     }
   }
 
@@ -97,7 +102,10 @@ export class NativeHttpTransport implements SessionTransport {
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
       const parsed = JSONRPCMessageSchema.safeParse(item);
-      if (!parsed.success) return this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      if (!parsed.success) {
+        this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+        return;
+      }
       messages.push(parsed.data);
     }
     const extra = { requestInfo: { headers: req.headers } };
@@ -125,10 +133,12 @@ export class NativeHttpTransport implements SessionTransport {
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
     if (!(req.headers.accept ?? '').includes('text/event-stream')) {
-      return this.error(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+      this.error(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+      return;
     }
     if (this.standalone !== undefined) {
-      return this.error(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+      this.error(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+      return;
     }
     res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
     res.flushHeaders();
