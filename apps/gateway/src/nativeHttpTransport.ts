@@ -90,12 +90,13 @@ export class NativeHttpTransport implements SessionTransport {
   private handlePost(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-      return this.error(
+      this.error(
         res,
         406,
         -32000,
         'Not Acceptable: Client must accept both application/json and text/event-stream',
       );
+      return;
     }
     const batch = Array.isArray(body);
     const raw: unknown[] = batch ? body : [body];
