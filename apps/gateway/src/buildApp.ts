@@ -121,7 +121,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const principal = runtime.policy.authenticate(request.headers.authorization);
     request.principal = principal;
     // Every later log line of this request (including "request completed") names the principal.
-    if (request.log.level !== 'silent') request.log = request.log.child({ principal: principal.name });
+    if (request.log.level !== 'silent') {
+      request.log = request.log.child({ principal: principal.name });
+      reply.log = request.log;
+    }
     const retryAfter = deps.rateLimiter.take(principal.name);
     if (retryAfter > 0) {
       throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {

@@ -28,6 +28,7 @@ export interface TestGateway {
 export async function startTestGateway(
   input: Record<string, unknown> = {},
   env: Record<string, string | undefined> = process.env,
+  logLines?: string[],
 ): Promise<TestGateway> {
   // SKILLGATE_TEST_TRANSPORT runs the same suites against the SDK's transport (see vitest.config.ts).
   const transport = process.env.SKILLGATE_TEST_TRANSPORT;
@@ -37,7 +38,12 @@ export async function startTestGateway(
     skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
   };
   const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
-  const logger = pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger;
+  // With logLines the gateway logs at info into that array (to assert on log content), else it is silent.
+  const logger = (
+    logLines === undefined
+      ? pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' })
+      : pino({ level: 'info' }, { write: (line: string) => logLines.push(line) })
+  ) as FastifyBaseLogger;
   const gateway = await createGateway(config, { env, logger });
   const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   return { gateway, url: new URL(config.server.path, base), base, close: () => gateway.close() };
