@@ -49,3 +49,16 @@ describe('structured logs', () => {
     expect(all).not.toContain('private words here');
   });
 });
+
+describe('metrics', () => {
+  it('counts tool calls by kind and outcome, unlocks, script runs and their durations, and rejections', async () => {
+    await fetch(gw.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const text = await (await fetch(`${gw.base}/metrics`)).text();
+    expect(text).toContain('skillgate_tool_calls_total{kind="get_info",outcome="ok"} 1');
+    expect(text).toContain('skillgate_tool_calls_total{kind="run",outcome="ok"} 1');
+    expect(text).toMatch(/skillgate_unlocks_total 1\n/);
+    expect(text).toContain('skillgate_script_runs_total{status="ok"} 1');
+    expect(text).toContain('skillgate_script_duration_seconds_count{mode="sync"} 1');
+    expect(text).toContain('skillgate_rejected_requests_total{reason="unauthorized"} 1');
+  });
+});
