@@ -3,7 +3,7 @@ import type { ToolInputSchema } from './types.js';
 /** Input schemas of every tool kind, built once per catalog and shared by all its tools. */
 export interface ToolSchemas {
   readonly none: ToolInputSchema;
-  /** get_info takes nothing; the shortest valid schema, since every session lists one per skill. */
+  /** get_info takes nothing: the shortest valid schema (no `properties`), since every session lists one per skill. */
   readonly getInfo: ToolInputSchema;
   readonly run: ToolInputSchema;
   readonly runAsync: ToolInputSchema;
@@ -31,7 +31,7 @@ export function buildToolSchemas(maxTimeoutSeconds: number, asyncEnabled: boolea
   const background = { type: 'boolean', description: 'start in the background and return a job_id' };
   return {
     none: strictObject({}),
-    getInfo: { type: 'object', properties: {} },
+    getInfo: { type: 'object' },
     run: strictObject({ args, stdin, timeout, tail }),
     runAsync: strictObject({ args, stdin, timeout }),
     jobStatus: strictObject({ job_id: { type: 'string' }, tail }, ['job_id']),

@@ -26,7 +26,7 @@ describe('createCatalog: tool definitions and texts', () => {
     expect(alpha?.getInfoTool).toEqual({
       name: 'skill_alpha_get_info',
       description: 'Builds alpha reports from CSV files. Use when asked for an alpha report.',
-      inputSchema: { type: 'object', properties: {} },
+      inputSchema: { type: 'object' },
     });
   });
 
