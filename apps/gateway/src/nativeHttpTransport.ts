@@ -55,6 +55,7 @@ export class NativeHttpTransport implements SessionTransport {
   private standalone: ServerResponse | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
   private closed = false;
+  private initialized = false;
 
   constructor(sessionId: string) {
     this.sessionId = sessionId;
@@ -109,6 +110,12 @@ export class NativeHttpTransport implements SessionTransport {
       }
       messages.push(parsed.data);
     }
+    const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
+    if (initializes > 0 && (this.initialized || messages.length > 1)) {
+      this.error(res, 400, -32600, 'Invalid Request: initialize must come alone, once per session');
+      return;
+    }
+    if (initializes > 0) this.initialized = true;
     const extra = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {

@@ -58,6 +58,13 @@ describe('MCP endpoint over raw HTTP', () => {
     expect((await messagesOf(response))[0]).toHaveProperty('result.tools');
   });
 
+  it('refuses a second initialize on an existing session', async () => {
+    const session = await openSession(gw.url);
+    const again = await post(gw.url, initializeBody(9), { 'mcp-session-id': session });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ error: { code: -32600 } });
+  });
+
   it('answers 400 to a non-initialize request without a session id, on every method', async () => {
     expect((await post(gw.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(400);
     expect((await fetch(gw.url, { headers: { accept: 'text/event-stream' } })).status).toBe(400);
