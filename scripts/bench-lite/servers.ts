@@ -1,0 +1,96 @@
+// Child-process servers for the benchmark: the gateway, and the two references it is compared with.
+// Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference> <skillsRoot> [disclosure]
+// Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory).
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { parseConfig } from '@skillgate/config';
+import { createGateway } from '@skillgate/gateway';
+import { createCatalog, loadSkills, type ToolDefinition } from '@skillgate/skills';
+import express from 'express';
+import Fastify from 'fastify';
+import { z } from 'zod';
+
+const [kind, root = '', disclosure = 'namespaced'] = process.argv.slice(2);
+const gc = (globalThis as { gc?: () => void }).gc;
+const memory = () => {
+  gc?.();
+  gc?.();
+  const m = process.memoryUsage();
+  return { heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, rss: m.rss };
+};
+const ready = (port: number) => process.stdout.write(`${JSON.stringify({ port })}\n`);
+
+/** The tools a fresh session of the gateway lists, so the references serve the same payload. */
+async function listedTools(): Promise<readonly ToolDefinition[]> {
+  const { skills } = await loadSkills({ roots: [root], validation: 'lenient' });
+  const catalog = createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 300 });
+  return catalog.listTools({ disclosure: disclosure as 'namespaced', unlocked: new Set() });
+}
+
+if (kind === 'gateway') {
+  const config = parseConfig(
+    {
+      skills: { roots: [root], disclosure },
+      rate_limit: { requests_per_second: 0 },
+      sessions: { max_sessions: 200_000, max_per_principal: 200_000 },
+      scripts: { max_concurrent: 16, max_concurrent_per_principal: 16 },
+      logging: { level: 'silent' },
+    },
+    { baseDir: process.cwd() },
+  );
+  const gateway = await createGateway(config);
+  gateway.app.get('/__bench/mem', async () => memory());
+  const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  ready(Number(new URL(address).port));
+} else if (kind === 'sdk-reference') {
+  // Written the way the SDK's examples do it: express, one McpServer + transport per session.
+  const tools = await listedTools();
+  const app = express();
+  app.use(express.json({ limit: '4mb' }));
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  app.get('/__bench/mem', (_req, res) => {
+    res.json(memory());
+  });
+  app.post('/mcp', async (req, res) => {
+    const id = req.header('mcp-session-id');
+    let transport = id === undefined ? undefined : transports.get(id);
+    if (transport === undefined && isInitializeRequest(req.body)) {
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid) => {
+          if (transport !== undefined) transports.set(sid, transport);
+        },
+      });
+      const server = new McpServer({ name: 'reference', version: '1.0.0' });
+      for (const tool of tools) {
+        server.registerTool(tool.name, { description: tool.description, inputSchema: { args: z.array(z.string()).optional() } }, async () => ({
+          content: [{ type: 'text', text: 'ok' }],
+        }));
+      }
+      await server.connect(transport);
+    }
+    if (transport === undefined) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request' }, id: null });
+      return;
+    }
+    await transport.handleRequest(req, res, req.body);
+  });
+  const server = createServer(app).listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    ready(typeof address === 'object' && address !== null ? address.port : 0);
+  });
+} else if (kind === 'fastify-reference') {
+  // The HTTP ceiling: a bare Fastify route answering every POST with a precomputed tools/list body.
+  const tools = await listedTools();
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools } });
+  const app = Fastify();
+  app.get('/__bench/mem', async () => memory());
+  app.post('/mcp', async (_req, reply) => reply.type('application/json').send(body));
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  ready(Number(new URL(address).port));
+} else {
+  process.stderr.write(`unknown server kind ${kind}\n`);
+  process.exit(2);
+}
