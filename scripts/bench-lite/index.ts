@@ -7,32 +7,90 @@ import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { generateSkills, openSessions, peakRss, percentile, rpc, serverMemory, startServer } from './support.js';
+import {
+  generateSkills,
+  openSessions,
+  peakRss,
+  percentile,
+  rpc,
+  serverMemory,
+  startServer,
+} from './support.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REPO = join(import.meta.dirname, '../..');
 const EXAMPLES = join(REPO, 'examples/skills');
-const rows: Array<{ group: string; metric: string; value: string; reference: string; ratio: string; target: string; verdict: string }> = [];
+const rows: Array<{
+  group: string;
+  metric: string;
+  value: string;
+  reference: string;
+  ratio: string;
+  target: string;
+  verdict: string;
+}> = [];
 const results: Record<string, unknown> = {};
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const row = (group: string, metric: string, value: string, reference: string, ratio: string, target: string, ok?: boolean) =>
-  rows.push({ group, metric, value, reference, ratio, target, verdict: ok === undefined ? '' : ok ? 'PASS' : 'MISS' });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const row = (
+  group: string,
+  metric: string,
+  value: string,
+  reference: string,
+  ratio: string,
+  target: string,
+  ok?: boolean,
+) =>
+  rows.push({
+    group,
+    metric,
+    value,
+    reference,
+    ratio,
+    target,
+    verdict: ok === undefined ? '' : ok ? 'PASS' : 'MISS',
+  });
 
 async function tokens(roots: Array<[string, string]>) {
   for (const [label, root] of roots) {
     const { skills } = await loadSkills({ roots: [root], validation: 'lenient' });
     const catalog = createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 300 });
     // listTools(view) is exactly the array the gateway sends as tools/list `tools`.
-    const count = (d: Disclosure) => encode(JSON.stringify(catalog.listTools({ disclosure: d, unlocked: new Set() }))).length;
+    const count = (d: Disclosure) =>
+      encode(JSON.stringify(catalog.listTools({ disclosure: d, unlocked: new Set() }))).length;
     const [namespaced, universal, eager] = [count('namespaced'), count('universal'), count('eager')];
     let overhead = 0;
-    for (const e of catalog.skills.values()) overhead += encode(JSON.stringify(e.getInfoTool)).length - encode(e.skill.description).length;
+    for (const e of catalog.skills.values())
+      overhead += encode(JSON.stringify(e.getInfoTool)).length - encode(e.skill.description).length;
     const perSkill = overhead / catalog.skills.size;
     const target = label === '1,000 skills' ? 0.15 : 0.25;
     results[`tokens_${label}`] = { namespaced, universal, eager, overhead_per_skill: perSkill };
-    row('tokens', `initial tools/list, namespaced (${label})`, fmt(namespaced), `eager ${fmt(eager)}`, `${fmt((namespaced / eager) * 100, 1)}%`, `<= ${target * 100}%`, label === '100 skills' ? undefined : namespaced / eager <= target);
-    row('tokens', `initial tools/list, universal (${label})`, fmt(universal), `eager ${fmt(eager)}`, `${fmt((universal / eager) * 100, 1)}%`, '');
-    row('tokens', `overhead per skill beyond description (${label})`, fmt(perSkill, 1), '', '', '<= 20', perSkill <= 20);
+    row(
+      'tokens',
+      `initial tools/list, namespaced (${label})`,
+      fmt(namespaced),
+      `eager ${fmt(eager)}`,
+      `${fmt((namespaced / eager) * 100, 1)}%`,
+      `<= ${target * 100}%`,
+      label === '100 skills' ? undefined : namespaced / eager <= target,
+    );
+    row(
+      'tokens',
+      `initial tools/list, universal (${label})`,
+      fmt(universal),
+      `eager ${fmt(eager)}`,
+      `${fmt((universal / eager) * 100, 1)}%`,
+      '',
+    );
+    row(
+      'tokens',
+      `overhead per skill beyond description (${label})`,
+      fmt(perSkill, 1),
+      '',
+      '',
+      '<= 20',
+      perSkill <= 20,
+    );
     if (label === 'examples') {
       const info = catalog.skills.get('csv-tools')?.getInfoText ?? '';
       row('tokens', 'typical get_info result (csv-tools)', fmt(encode(info).length), '', '', '');
@@ -48,7 +106,11 @@ async function load(url: string, sessions: string[], body: object, seconds: numb
     connections: sessions.length,
     duration: seconds,
     body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
     // Each keep-alive connection speaks for its own session.
     setupClient: (client) => {
       client.setHeaders({
@@ -59,18 +121,34 @@ async function load(url: string, sessions: string[], body: object, seconds: numb
       });
     },
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  };
 }
 
 async function throughput(seconds: number) {
   const listBody = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
-  const infoBody = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'skill_csv-tools_get_info', arguments: {} } };
+  const infoBody = {
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'skill_csv-tools_get_info', arguments: {} },
+  };
   const measured: Record<string, Record<string, Awaited<ReturnType<typeof load>>>> = {};
   for (const kind of ['gateway', 'sdk-reference', 'fastify-reference']) {
     const server = await startServer(kind, EXAMPLES);
-    const { ids } = kind === 'fastify-reference' ? { ids: Array.from({ length: 50 }, (_, i) => `s${i}`) } : await openSessions(server.url, 50);
+    const { ids } =
+      kind === 'fastify-reference'
+        ? { ids: Array.from({ length: 50 }, (_, i) => `s${i}`) }
+        : await openSessions(server.url, 50);
     if (kind !== 'fastify-reference') for (const id of ids) await rpc(server.url, id, infoBody);
-    measured[kind] = { list: await load(server.url, ids, listBody, seconds), info: await load(server.url, ids, infoBody, seconds) };
+    measured[kind] = {
+      list: await load(server.url, ids, listBody, seconds),
+      info: await load(server.url, ids, infoBody, seconds),
+    };
     await server.stop();
   }
   results.throughput = measured;
@@ -78,18 +156,49 @@ async function throughput(seconds: number) {
   const a = measured['sdk-reference'];
   const b = measured['fastify-reference'];
   if (g === undefined || a === undefined || b === undefined) return;
-  for (const [name, key] of [['tools/list', 'list'], ['get_info (tools/call)', 'info']] as const) {
+  for (const [name, key] of [
+    ['tools/list', 'list'],
+    ['get_info (tools/call)', 'info'],
+  ] as const) {
     const mine = g[key];
     const ref = a[key];
-    row('http', `${name} req/s (50 sessions)`, fmt(mine.rps), `SDK-style ${fmt(ref.rps)}`, `${fmt(mine.rps / ref.rps, 1)}x`, key === 'list' ? '>= 4x' : '', key === 'list' ? mine.rps >= 4 * ref.rps : undefined);
-    row('http', `${name} p50 / p99 ms`, `${mine.p50} / ${mine.p99}`, `SDK-style ${ref.p50} / ${ref.p99}`, '', key === 'list' ? 'p99 < ref p50' : '', key === 'list' ? mine.p99 < ref.p50 : undefined);
-    if (mine.errors > 0 || ref.errors > 0) row('http', `${name} errors`, String(mine.errors), String(ref.errors), '', '0', mine.errors === 0);
+    row(
+      'http',
+      `${name} req/s (50 sessions)`,
+      fmt(mine.rps),
+      `SDK-style ${fmt(ref.rps)}`,
+      `${fmt(mine.rps / ref.rps, 1)}x`,
+      key === 'list' ? '>= 4x' : '',
+      key === 'list' ? mine.rps >= 4 * ref.rps : undefined,
+    );
+    row(
+      'http',
+      `${name} p50 / p99 ms`,
+      `${mine.p50} / ${mine.p99}`,
+      `SDK-style ${ref.p50} / ${ref.p99}`,
+      '',
+      key === 'list' ? 'p99 < ref p50' : '',
+      key === 'list' ? mine.p99 < ref.p50 : undefined,
+    );
+    if (mine.errors > 0 || ref.errors > 0)
+      row('http', `${name} errors`, String(mine.errors), String(ref.errors), '', '0', mine.errors === 0);
   }
-  row('http', 'tools/list req/s vs bare Fastify', fmt(g.list.rps), `bare Fastify ${fmt(b.list.rps)}`, `${fmt((g.list.rps / b.list.rps) * 100, 0)}%`, '>= 50%', g.list.rps >= 0.5 * b.list.rps);
+  row(
+    'http',
+    'tools/list req/s vs bare Fastify',
+    fmt(g.list.rps),
+    `bare Fastify ${fmt(b.list.rps)}`,
+    `${fmt((g.list.rps / b.list.rps) * 100, 0)}%`,
+    '>= 50%',
+    g.list.rps >= 0.5 * b.list.rps,
+  );
 }
 
 async function scale(small: string, thousand: string, tenThousand: string | undefined, sessions: number) {
-  for (const [label, root] of [['1,000 skills', thousand], ['10,000 skills', tenThousand]] as const) {
+  for (const [label, root] of [
+    ['1,000 skills', thousand],
+    ['10,000 skills', tenThousand],
+  ] as const) {
     if (root === undefined) continue;
     const server = await startServer('gateway', root);
     const rss = await peakRss(server.pid);
@@ -120,33 +229,80 @@ async function scale(small: string, thousand: string, tenThousand: string | unde
   const g1k = perSession['gateway, 1,000 skills'] ?? 0;
   const ref = perSession['SDK-style, 1,000 skills'] ?? 1;
   row('scale', 'memory per idle session (10 skills)', `${fmt(g10 / 1024, 1)} KiB`, '', '', '');
-  row('scale', 'memory per idle session (1,000 skills)', `${fmt(g1k / 1024, 1)} KiB`, `SDK-style ${fmt(ref / 1024)} KiB`, `${fmt(ref / g1k, 0)}x less`, '<= 32 KiB', g1k <= 32 * 1024);
-  row('scale', 'per-session memory, 1,000 vs 10 skills', `${fmt((g1k / g10 - 1) * 100, 1)}%`, '', '', 'within 10%', Math.abs(g1k / g10 - 1) <= 0.1);
+  row(
+    'scale',
+    'memory per idle session (1,000 skills)',
+    `${fmt(g1k / 1024, 1)} KiB`,
+    `SDK-style ${fmt(ref / 1024)} KiB`,
+    `${fmt(ref / g1k, 0)}x less`,
+    '<= 32 KiB',
+    g1k <= 32 * 1024,
+  );
+  row(
+    'scale',
+    'per-session memory, 1,000 vs 10 skills',
+    `${fmt((g1k / g10 - 1) * 100, 1)}%`,
+    '',
+    '',
+    'within 10%',
+    Math.abs(g1k / g10 - 1) <= 0.1,
+  );
   const rg = rates['gateway, 1,000 skills'] ?? 0;
   const ra = rates['SDK-style, 1,000 skills'] ?? 1;
-  row('scale', 'session open rate (1,000 skills)', `${fmt(rg)}/s`, `SDK-style ${fmt(ra)}/s`, `${fmt(rg / ra, 1)}x`, '>= 10x', rg >= 10 * ra);
+  row(
+    'scale',
+    'session open rate (1,000 skills)',
+    `${fmt(rg)}/s`,
+    `SDK-style ${fmt(ra)}/s`,
+    `${fmt(rg / ra, 1)}x`,
+    '>= 10x',
+    rg >= 10 * ra,
+  );
 }
 
 async function scriptOverhead(root: string, runs: number) {
   const server = await startServer('gateway', root);
   const [session] = (await openSessions(server.url, 1)).ids;
   if (session === undefined) throw new Error('no session');
-  await rpc(server.url, session, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'skill_gen-00000_get_info', arguments: {} } });
+  await rpc(server.url, session, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'skill_gen-00000_get_info', arguments: {} },
+  });
   const viaGateway: number[] = [];
   const direct: number[] = [];
   const script = join(root, 'gen-00000', 'scripts', 'check.sh');
   for (let i = 0; i < runs; i++) {
     let t = performance.now();
-    await rpc(server.url, session, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'skill_gen-00000_run_check_sh', arguments: {} } });
+    await rpc(server.url, session, {
+      jsonrpc: '2.0',
+      id: 10 + i,
+      method: 'tools/call',
+      params: { name: 'skill_gen-00000_run_check_sh', arguments: {} },
+    });
     viaGateway.push(performance.now() - t);
     t = performance.now();
     await execa('bash', [script], { cwd: join(root, 'gen-00000') });
     direct.push(performance.now() - t);
   }
   await server.stop();
-  const [g50, g99, d50, d99] = [percentile(viaGateway, 50), percentile(viaGateway, 99), percentile(direct, 50), percentile(direct, 99)];
+  const [g50, g99, d50, d99] = [
+    percentile(viaGateway, 50),
+    percentile(viaGateway, 99),
+    percentile(direct, 50),
+    percentile(direct, 99),
+  ];
   results.script_overhead = { gateway_p50: g50, gateway_p99: g99, direct_p50: d50, direct_p99: d99 };
-  row('scripts', 'run tool p50 / p99 ms (trivial bash script)', `${fmt(g50, 1)} / ${fmt(g99, 1)}`, `direct execa ${fmt(d50, 1)} / ${fmt(d99, 1)}`, `+${fmt(g50 - d50, 1)} ms`, '<= +5 ms at p50', g50 - d50 <= 5);
+  row(
+    'scripts',
+    'run tool p50 / p99 ms (trivial bash script)',
+    `${fmt(g50, 1)} / ${fmt(g99, 1)}`,
+    `direct execa ${fmt(d50, 1)} / ${fmt(d99, 1)}`,
+    `+${fmt(g50 - d50, 1)} ms`,
+    '<= +5 ms at p50',
+    g50 - d50 <= 5,
+  );
 }
 
 const started = performance.now();
@@ -155,21 +311,41 @@ const hundred = await generateSkills(100);
 const thousand = await generateSkills(1000);
 const tenThousand = QUICK ? undefined : await generateSkills(10_000);
 try {
-  await tokens([['examples', EXAMPLES], ['100 skills', hundred], ['1,000 skills', thousand]]);
+  await tokens([
+    ['examples', EXAMPLES],
+    ['100 skills', hundred],
+    ['1,000 skills', thousand],
+  ]);
   await throughput(QUICK ? 2 : 6);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {
-  for (const root of [small, hundred, thousand, tenThousand]) if (root !== undefined) await rm(root, { recursive: true, force: true });
+  for (const root of [small, hundred, thousand, tenThousand])
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
 }
 
-const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version };
+const machine = {
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  memory_gib: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+};
 const widths = (k: keyof (typeof rows)[number]) => Math.max(k.length, ...rows.map((r) => r[k].length));
 const cols = ['group', 'metric', 'value', 'reference', 'ratio', 'target', 'verdict'] as const;
-const line = (r: Record<(typeof cols)[number], string>) => `| ${cols.map((c) => r[c].padEnd(widths(c))).join(' | ')} |`;
+const line = (r: Record<(typeof cols)[number], string>) =>
+  `| ${cols.map((c) => r[c].padEnd(widths(c))).join(' | ')} |`;
 const header = Object.fromEntries(cols.map((c) => [c, c])) as Record<(typeof cols)[number], string>;
-const table = [line(header), `|${cols.map((c) => '-'.repeat(widths(c) + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+const table = [
+  line(header),
+  `|${cols.map((c) => '-'.repeat(widths(c) + 2)).join('|')}|`,
+  ...rows.map(line),
+].join('\n');
 const seconds = (performance.now() - started) / 1000;
-process.stdout.write(`\nskillgate benchmark — ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}${QUICK ? ' (QUICK)' : ''}\n\n${table}\n\nran in ${fmt(seconds)} s\n`);
+process.stdout.write(
+  `\nskillgate benchmark — ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}${QUICK ? ' (QUICK)' : ''}\n\n${table}\n\nran in ${fmt(seconds)} s\n`,
+);
 await mkdir(join(REPO, 'bench-results'), { recursive: true });
-await writeFile(join(REPO, 'bench-results', 'latest.json'), `${JSON.stringify({ timestamp: new Date().toISOString(), machine, quick: QUICK, seconds, rows, results }, null, 2)}\n`);
+await writeFile(
+  join(REPO, 'bench-results', 'latest.json'),
+  `${JSON.stringify({ timestamp: new Date().toISOString(), machine, quick: QUICK, seconds, rows, results }, null, 2)}\n`,
+);

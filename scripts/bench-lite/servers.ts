@@ -65,9 +65,13 @@ if (kind === 'gateway') {
       });
       const server = new McpServer({ name: 'reference', version: '1.0.0' });
       for (const tool of tools) {
-        server.registerTool(tool.name, { description: tool.description, inputSchema: { args: z.array(z.string()).optional() } }, async () => ({
-          content: [{ type: 'text', text: 'ok' }],
-        }));
+        server.registerTool(
+          tool.name,
+          { description: tool.description, inputSchema: { args: z.array(z.string()).optional() } },
+          async () => ({
+            content: [{ type: 'text', text: 'ok' }],
+          }),
+        );
       }
       await server.connect(transport);
     }

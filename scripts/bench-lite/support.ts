@@ -16,11 +16,25 @@ export interface BenchServer {
 }
 
 /** Starts servers.ts in a child process and resolves once it listens. */
-export async function startServer(kind: string, root: string, disclosure = 'namespaced'): Promise<BenchServer> {
+export async function startServer(
+  kind: string,
+  root: string,
+  disclosure = 'namespaced',
+): Promise<BenchServer> {
   const started = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--expose-gc', '--max-old-space-size=8192', '--conditions=@skillgate/source', '--import', 'tsx', join(here, 'servers.ts'), kind, root, disclosure],
+    [
+      '--expose-gc',
+      '--max-old-space-size=8192',
+      '--conditions=@skillgate/source',
+      '--import',
+      'tsx',
+      join(here, 'servers.ts'),
+      kind,
+      root,
+      disclosure,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(here, '../..') },
   );
   const port = await new Promise<number>((resolve, reject) => {
@@ -54,7 +68,11 @@ export async function openSession(url: string): Promise<string> {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
     }),
   });
   const id = init.headers.get('mcp-session-id');
@@ -73,20 +91,37 @@ export async function openSession(url: string): Promise<string> {
 export async function rpc(url: string, session: string, body: object): Promise<Record<string, unknown>> {
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  const json = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)?.slice(6) ?? '{}');
+  const json = text.startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .at(-1)
+        ?.slice(6) ?? '{}');
   return JSON.parse(json) as Record<string, unknown>;
 }
 
 /** Opens n sessions, `parallel` at a time; returns the ids and the rate in sessions per second. */
-export async function openSessions(url: string, n: number, parallel = 20): Promise<{ ids: string[]; perSecond: number }> {
+export async function openSessions(
+  url: string,
+  n: number,
+  parallel = 20,
+): Promise<{ ids: string[]; perSecond: number }> {
   const ids: string[] = [];
   const started = performance.now();
   for (let i = 0; i < n; i += parallel) {
-    ids.push(...(await Promise.all(Array.from({ length: Math.min(parallel, n - i) }, () => openSession(url)))));
+    ids.push(
+      ...(await Promise.all(Array.from({ length: Math.min(parallel, n - i) }, () => openSession(url)))),
+    );
   }
   return { ids, perSecond: n / ((performance.now() - started) / 1000) };
 }
@@ -104,8 +139,12 @@ export async function peakRss(pid: number): Promise<number> {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-const WORDS = 'parse validate convert summarize extract render audit index compress encrypt schedule translate'.split(' ');
-const THINGS = 'invoices logs spreadsheets contracts images tickets metrics commits emails datasets manifests'.split(' ');
+const WORDS =
+  'parse validate convert summarize extract render audit index compress encrypt schedule translate'.split(
+    ' ',
+  );
+const THINGS =
+  'invoices logs spreadsheets contracts images tickets metrics commits emails datasets manifests'.split(' ');
 
 /** Writes `count` skills with 5 files each (2 scripts, 2 references, 1 asset) into a new temp root. */
 export async function generateSkills(count: number): Promise<string> {
@@ -120,7 +159,10 @@ export async function generateSkills(count: number): Promise<string> {
     const thing = THINGS[(i * 7) % THINGS.length];
     const extra = i % 3 === 0 ? ' Use it when a user asks to clean up or check them before sharing.' : '';
     const description = `Helps ${verb} ${thing} in bulk and reports what changed.${extra}`;
-    await writeFile(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\nRun scripts/check.sh first, then scripts/run.py.\n`);
+    await writeFile(
+      join(dir, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\nRun scripts/check.sh first, then scripts/run.py.\n`,
+    );
     await writeFile(join(dir, 'scripts', 'run.py'), 'print("ok")\n');
     await writeFile(join(dir, 'scripts', 'check.sh'), 'echo ok\n');
     await writeFile(join(dir, 'references', 'guide.md'), `# Guide for ${name}\n`);

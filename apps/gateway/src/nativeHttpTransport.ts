@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -31,6 +30,19 @@ const SSE_HEADERS = {
 const KEEP_ALIVE_MS = 15_000;
 
 const sseEvent = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/**
+ * The envelope check of a JSON-RPC 2.0 message. Params are validated by the SDK's Server against each
+ * method's schema, so a full schema parse here would only validate everything twice.
+ */
+function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return false;
+  const validId = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
+  if (typeof m.method === 'string') return !('id' in m) || validId;
+  return validId && ('result' in m || 'error' in m);
+}
 
 // Structural checks, not schema parses: incoming messages were validated once on arrival, and outgoing
 // ones come from the SDK's Server (re-parsing a large tools/list result per send would be costly).
@@ -103,12 +115,11 @@ export class NativeHttpTransport implements SessionTransport {
     const raw: unknown[] = batch ? body : [body];
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(item);
-      if (!parsed.success) {
+      if (!isJsonRpcMessage(item)) {
         this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
         return;
       }
-      messages.push(parsed.data);
+      messages.push(item);
     }
     const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
     if (initializes > 0 && (this.initialized || messages.length > 1)) {
