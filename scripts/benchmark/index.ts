@@ -137,7 +137,8 @@ async function throughput(seconds: number) {
     method: 'tools/call',
     params: { name: 'skill_csv-tools_get_info', arguments: {} },
   };
-  const measured: Record<string, Record<string, Awaited<ReturnType<typeof load>>>> = {};
+  type Load = Awaited<ReturnType<typeof load>>;
+  const measured: Record<string, { list: Load; info: Load }> = {};
   for (const kind of ['gateway', 'sdk-reference', 'fastify-reference']) {
     const server = await startServer(kind, EXAMPLES);
     const { ids } =
