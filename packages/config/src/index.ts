@@ -9,3 +9,4 @@ export { configSchema } from './configSchema.js';
 export type { LoadConfigOptions, LoadedConfig } from './loadConfig.js';
 export { loadConfig } from './loadConfig.js';
 export { parseConfig } from './parseConfig.js';
+export { renderConfigReference } from './renderConfigReference.js';

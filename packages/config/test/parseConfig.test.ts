@@ -27,6 +27,7 @@ describe('parseConfig', () => {
       body_limit_bytes: 1_048_576,
       shutdown_grace_seconds: 10,
       trust_proxy: false,
+      transport: 'native',
     });
     expect(c.skills).toMatchObject({
       roots: ['/srv/examples/skills'],
