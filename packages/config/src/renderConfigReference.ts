@@ -2,9 +2,9 @@ import { configReference } from './configReference.js';
 
 /** docs/configuration.md, generated from the schema (a test keeps the committed file equal to this). */
 export function renderConfigReference(): string {
-  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const escapeCell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = configReference().map(
-    (r) => `| \`${r.key}\` | \`${escape(r.default)}\` | ${escape(r.description)} |`,
+    (r) => `| \`${r.key}\` | \`${escapeCell(r.default)}\` | ${escapeCell(r.description)} |`,
   );
   return `# Configuration reference
 
