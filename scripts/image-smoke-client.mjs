@@ -17,10 +17,13 @@ async function rpc(body, session) {
   });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${body.method} answered ${response.status}: ${text}`);
-  const messages = text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)));
+  // A request answered with nothing but its result comes back as plain JSON; otherwise as an SSE stream.
+  const messages = (response.headers.get('content-type') ?? '').includes('application/json')
+    ? [JSON.parse(text)]
+    : text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)));
   return { response, messages };
 }
 
