@@ -59,25 +59,18 @@ export interface RunRequest {
 }
 
 /** The structured result of a finished run (DESIGN §5), also sent as structuredContent. */
-export interface RunResult {
+export interface RunResult extends ScriptOutput {
   readonly exit_code: number | null;
   readonly signal: string | null;
   readonly timed_out: boolean;
   readonly duration_ms: number;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly stdout_truncated: boolean;
-  readonly stderr_truncated: boolean;
-  /** Total bytes the script wrote to each stream, before any cut. */
-  readonly stdout_bytes: number;
-  readonly stderr_bytes: number;
 }
 
 /** State of an async job. */
 export type JobState = 'running' | 'exited' | 'timed_out' | 'cancelled' | 'failed';
 
-/** What skill_get_async_status returns. */
-export interface JobStatus {
+/** What skill_get_async_status returns: the output so far, with the same caps and flags as a RunResult. */
+export interface JobStatus extends ScriptOutput {
   readonly job_id: string;
   readonly state: JobState;
   readonly skill: string;
@@ -85,14 +78,6 @@ export interface JobStatus {
   readonly exit_code: number | null;
   readonly signal: string | null;
   readonly duration_ms: number;
-  /** Output so far (tail), with the same caps and flags as a RunResult. */
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly stdout_truncated: boolean;
-  readonly stderr_truncated: boolean;
-  /** Total bytes the job wrote to each stream so far, before any cut. */
-  readonly stdout_bytes: number;
-  readonly stderr_bytes: number;
   /** Reason of a `failed` job (spawn failure). */
   readonly error?: string;
 }
@@ -107,8 +92,10 @@ export interface JobRegistryOptions {
 export interface ScriptOutput {
   readonly stdout: string;
   readonly stderr: string;
+  /** True when anything the script wrote to the stream is missing from the text. */
   readonly stdout_truncated: boolean;
   readonly stderr_truncated: boolean;
+  /** Total bytes the script wrote to each stream, before any cut. */
   readonly stdout_bytes: number;
   readonly stderr_bytes: number;
 }
