@@ -33,7 +33,7 @@ export interface AccessPolicy {
 }
 
 /** Name of the principal of requests without a token. */
-export const ANONYMOUS = 'anonymous';
+const ANONYMOUS = 'anonymous';
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 

@@ -12,7 +12,6 @@ export type GatewayErrorCode =
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'METHOD_NOT_ALLOWED'
-  | 'NOT_READY'
   | 'SHUTTING_DOWN'
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
@@ -38,7 +37,6 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   BODY_TOO_LARGE: { status: 413, rpcCode: -32600 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, rpcCode: -32600 },
   METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32000 },
-  NOT_READY: { status: 503, rpcCode: -32000 },
   SHUTTING_DOWN: { status: 503, rpcCode: -32000 },
   UNKNOWN_TOOL: { status: 200, rpcCode: -32602 },
   INVALID_ARGUMENTS: { status: 200, rpcCode: -32602 },
