@@ -149,7 +149,10 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) {
-      process.stderr.write(`skillgate: config error (${error.code}): ${error.message}\n`);
+      // The issues carry the whole story; the message would repeat them.
+      if (error.issues.length === 0)
+        process.stderr.write(`skillgate: config error (${error.code}): ${error.message}\n`);
+      else process.stderr.write(`skillgate: config error (${error.code}):\n`);
       for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
     } else if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
       process.stderr.write(`skillgate: ${error.message}\n\n${USAGE}`);

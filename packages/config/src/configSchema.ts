@@ -1,14 +1,28 @@
 import { z } from 'zod';
 
 const DISCLOSURES = ['namespaced', 'universal', 'eager'] as const;
-const seconds = (max = 86_400 * 7) => z.number().positive().max(max);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+// A week bounds every duration: larger values are typos, and they would overflow Node's 32-bit timers.
+const seconds = (max = 7 * 86_400) => z.number().positive().max(max);
 const count = (min = 1) => z.number().int().min(min);
 const glob = z.string().min(1).max(256);
+const envName = z.string().regex(ENV_NAME, 'must be an environment variable name');
+
+// Browsers send the serialized origin; anything else (trailing slash, path, upper case) could never match.
+const isOrigin = (value: string): boolean => {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+};
 
 const serverSchema = z.strictObject({
   host: z
     .string()
-    .min(1)
+    .regex(/^[^\s/]+$/, 'must be a host name or IP address, without scheme or path')
     .default('127.0.0.1')
     .describe('Address to bind; a non-loopback address requires auth tokens or auth.allow_anonymous.'),
   port: z.number().int().min(0).max(65535).default(3000).describe('TCP port (0 = any free port).'),
@@ -18,13 +32,18 @@ const serverSchema = z.strictObject({
     .default('/mcp')
     .describe('Path of the MCP endpoint (POST, GET and DELETE).'),
   allowed_origins: z
-    .array(z.string().min(1))
+    .array(
+      z.string().refine(isOrigin, 'must be an exact origin such as https://app.example.com (no path or /)'),
+    )
     .default([])
     .describe(
       'Extra browser Origin values allowed (exact match); loopback origins are allowed when bound to loopback.',
     ),
   body_limit_bytes: count(1024).default(1_048_576).describe('Largest accepted HTTP request body.'),
-  shutdown_grace_seconds: seconds(600)
+  shutdown_grace_seconds: z
+    .number()
+    .min(0)
+    .max(600)
     .default(10)
     .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
   trust_proxy: z.boolean().default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
@@ -71,47 +90,59 @@ const toolsSchema = z.strictObject({
     .describe('Longest tool name; longer names are cut and end in a hash.'),
 });
 
-const scriptsSchema = z.strictObject({
-  default_timeout: seconds().default(30).describe('Script timeout in seconds when the caller gives none.'),
-  max_timeout: seconds().default(300).describe('Largest timeout a caller may ask for, in seconds.'),
-  max_output_bytes: count(1024)
-    .default(1_048_576)
-    .describe('Bytes kept of each of stdout and stderr (the tail).'),
-  default_tail: count(0).default(200).describe('Lines of output returned when the caller gives no tail.'),
-  max_concurrent: count().default(4).describe('Scripts running at once across the gateway.'),
-  max_concurrent_per_principal: count().default(2).describe('Scripts running at once for one principal.'),
-  max_queue: count(0).default(32).describe('Runs that may wait for a slot; 0 = fail fast when busy.'),
-  queue_timeout_seconds: seconds(3600)
-    .default(30)
-    .describe('Longest wait for a slot before the run is refused.'),
-  max_stdin_bytes: count(0).default(1_048_576).describe('Largest stdin a caller may send.'),
-  max_args: count(0).default(256).describe('Most entries in args.'),
-  max_arg_bytes: count(0).default(65_536).describe('Most bytes in all args together.'),
-  kill_grace_ms: count(0)
-    .max(60_000)
-    .default(2000)
-    .describe('Time between SIGTERM and SIGKILL of a script process group.'),
-  env_passthrough: z
-    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
-    .default(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ'])
-    .describe('Environment variables a script may see (plus SKILL_NAME and SKILL_DIR).'),
-  interpreters: z
-    .record(
-      z.string().regex(/^\.[A-Za-z0-9]+$/, 'must be a file extension such as .py'),
-      z.array(z.string().min(1)).min(1),
-    )
-    .default({
-      '.py': ['python3'],
-      '.sh': ['bash'],
-      '.bash': ['bash'],
-      '.js': ['node'],
-      '.mjs': ['node'],
-      '.cjs': ['node'],
-    })
-    .describe(
-      'Interpreter argv by file extension; replaces the default map. Executable files with a shebang run directly.',
-    ),
-});
+const scriptsSchema = z
+  .strictObject({
+    default_timeout: seconds().default(30).describe('Script timeout in seconds when the caller gives none.'),
+    max_timeout: seconds().default(300).describe('Largest timeout a caller may ask for, in seconds.'),
+    max_output_bytes: count(1024)
+      .default(1_048_576)
+      .describe('Bytes kept of each of stdout and stderr (the tail).'),
+    default_tail: count(0).default(200).describe('Lines of output returned when the caller gives no tail.'),
+    max_concurrent: count().default(4).describe('Scripts running at once across the gateway.'),
+    max_concurrent_per_principal: count().default(2).describe('Scripts running at once for one principal.'),
+    max_queue: count(0).default(32).describe('Runs that may wait for a slot; 0 = fail fast when busy.'),
+    queue_timeout_seconds: seconds(3600)
+      .default(30)
+      .describe('Longest wait for a slot before the run is refused.'),
+    max_stdin_bytes: count(0).default(1_048_576).describe('Largest stdin a caller may send.'),
+    max_args: count(0).default(256).describe('Most entries in args.'),
+    max_arg_bytes: count(0).default(65_536).describe('Most bytes in all args together.'),
+    kill_grace_ms: count(0)
+      .max(60_000)
+      .default(2000)
+      .describe('Time between SIGTERM and SIGKILL of a script process group.'),
+    env_passthrough: z
+      .array(envName)
+      .default(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ'])
+      .describe('Environment variables a script may see (plus SKILL_NAME and SKILL_DIR).'),
+    interpreters: z
+      .record(
+        z.string().regex(/^\.[A-Za-z0-9]+$/, 'must be a file extension such as .py'),
+        z.array(z.string().min(1)).min(1),
+      )
+      // A factory, so no two parses share (and freeze) the same nested arrays.
+      .default(() => ({
+        '.py': ['python3'],
+        '.sh': ['bash'],
+        '.bash': ['bash'],
+        '.js': ['node'],
+        '.mjs': ['node'],
+        '.cjs': ['node'],
+      }))
+      .describe(
+        'Interpreter argv by file extension; replaces the default map. Executable files with a shebang run directly.',
+      ),
+  })
+  // Checked on the section, not the root, so it is reported together with problems in other sections.
+  .superRefine((scripts, ctx) => {
+    if (scripts.default_timeout > scripts.max_timeout) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_timeout'],
+        message: `must not exceed scripts.max_timeout (${scripts.max_timeout})`,
+      });
+    }
+  });
 
 const resourcesSchema = z.strictObject({
   max_text_bytes: count(1024).default(262_144).describe('Read tools cut longer text files, with a note.'),
@@ -136,10 +167,7 @@ const sessionsSchema = z.strictObject({
 const tokenSchema = z
   .strictObject({
     name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ -'),
-    token_env: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
-      .optional(),
+    token_env: envName.optional(),
     token_sha256: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
@@ -150,17 +178,32 @@ const tokenSchema = z
     message: 'give exactly one of token_env and token_sha256',
   });
 
-const authSchema = z.strictObject({
-  tokens: z
-    .array(tokenSchema)
-    .default([])
-    .describe('Bearer tokens: { name, token_env | token_sha256, skills: [globs] }.'),
-  allow_anonymous: z
-    .boolean()
-    .default(false)
-    .describe('Allow requests without a token (required to bind a non-loopback host without tokens).'),
-  anonymous_skills: z.array(glob).default(['*']).describe('Skills visible to anonymous requests (globs).'),
-});
+const authSchema = z
+  .strictObject({
+    tokens: z
+      .array(tokenSchema)
+      .default([])
+      .describe('Bearer tokens: { name, token_env | token_sha256, skills: [globs] }.'),
+    allow_anonymous: z
+      .boolean()
+      .default(false)
+      .describe('Allow requests without a token (required to bind a non-loopback host without tokens).'),
+    anonymous_skills: z.array(glob).default(['*']).describe('Skills visible to anonymous requests (globs).'),
+  })
+  .superRefine((auth, ctx) => {
+    // Names label principals in logs, limits and client profiles, so two tokens may not share one.
+    const seen = new Set<string>();
+    auth.tokens.forEach((token, i) => {
+      if (seen.has(token.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i, 'name'],
+          message: `duplicate token name "${token.name}"`,
+        });
+      }
+      seen.add(token.name);
+    });
+  });
 
 const rateLimitSchema = z.strictObject({
   requests_per_second: z
@@ -181,64 +224,44 @@ const clientSchema = z.strictObject({
 });
 
 const loggingSchema = z.strictObject({
-  level: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .default('info')
-    .describe('Log level (JSON logs on stdout).'),
+  level: z.enum(LOG_LEVELS).default('info').describe('Log level (JSON logs on stdout).'),
   log_arguments: z.boolean().default(false).describe('Put tool argument values in audit log lines.'),
 });
 
-/** The whole YAML config (DESIGN §7): every key optional, unknown keys refused. */
-export const configSchema = z
-  .strictObject({
-    server: serverSchema.prefault({}),
-    skills: skillsSchema.prefault({}),
-    tools: toolsSchema.prefault({}),
-    scripts: scriptsSchema.prefault({}),
-    resources: resourcesSchema.prefault({}),
-    jobs: jobsSchema.prefault({}),
-    sessions: sessionsSchema.prefault({}),
-    auth: authSchema.prefault({}),
-    rate_limit: rateLimitSchema.prefault({}),
-    clients: z
-      .array(clientSchema)
-      .default([])
-      .describe(
-        'Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.',
-      ),
-    logging: loggingSchema.prefault({}),
-  })
-  .superRefine((config, ctx) => {
-    if (config.scripts.default_timeout > config.scripts.max_timeout) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['scripts', 'default_timeout'],
-        message: 'must not exceed scripts.max_timeout',
-      });
-    }
-    const seen = new Set<string>();
-    config.auth.tokens.forEach((token, i) => {
-      if (seen.has(token.name))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['auth', 'tokens', i, 'name'],
-          message: `duplicate token name "${token.name}"`,
-        });
-      seen.add(token.name);
-    });
-  });
+/** The whole YAML config (DESIGN §7): every key optional, unknown keys refused at every level. */
+export const configSchema = z.strictObject({
+  server: serverSchema.prefault({}),
+  skills: skillsSchema.prefault({}),
+  tools: toolsSchema.prefault({}),
+  scripts: scriptsSchema.prefault({}),
+  resources: resourcesSchema.prefault({}),
+  jobs: jobsSchema.prefault({}),
+  sessions: sessionsSchema.prefault({}),
+  auth: authSchema.prefault({}),
+  rate_limit: rateLimitSchema.prefault({}),
+  clients: z
+    .array(clientSchema)
+    .default([])
+    .describe(
+      'Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.',
+    ),
+  logging: loggingSchema.prefault({}),
+});
 
+// Every nested property and array readonly, matching the deep-frozen runtime value.
 type DeepReadonly<T> = T extends (infer U)[]
   ? readonly DeepReadonly<U>[]
   : T extends object
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
     : T;
 
-/** The validated, frozen config the gateway runs with. */
+/** The validated, frozen config the gateway runs with (snake_case keys, as in the YAML). */
 export type SkillgateConfig = DeepReadonly<z.output<typeof configSchema>>;
 /** How a session is shown skills. */
 export type Disclosure = (typeof DISCLOSURES)[number];
-/** One configured bearer token. */
+/** A log level accepted by logging.level and SKILLGATE_LOG_LEVEL. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** One configured bearer token (exactly one of token_env and token_sha256 is set). */
 export type TokenConfig = SkillgateConfig['auth']['tokens'][number];
-/** One client profile. */
+/** One client profile: which clients it matches and the disclosure they get. */
 export type ClientProfile = SkillgateConfig['clients'][number];

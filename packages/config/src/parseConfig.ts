@@ -2,26 +2,67 @@ import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from './configError.js';
 import { configSchema, type SkillgateConfig } from './configSchema.js';
+import { schemaAt, shapeOf } from './schemaAt.js';
 
-const dotted = (path: readonly PropertyKey[]): string =>
-  path.reduce<string>(
-    (acc, key) =>
-      typeof key === 'number' ? `${acc}[${key}]` : acc === '' ? String(key) : `${acc}.${String(key)}`,
-    '',
-  );
+/** Options of parseConfig. */
+export interface ParseConfigOptions {
+  /** Folder that relative `skills.roots` resolve against: the config file's folder, or the cwd. */
+  readonly baseDir: string;
+}
+
+// Paths as users write keys: `auth.tokens[0].name`, `scripts.interpreters[".py"]`.
+function dottedPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => {
+    if (typeof key === 'number') return `${acc}[${key}]`;
+    const name = String(key);
+    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) return `${acc}[${JSON.stringify(name)}]`;
+    return acc === '' ? name : `${acc}.${name}`;
+  }, '');
+}
+
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+};
+
+// A typo is the usual reason for an unknown key, so point at the key that was probably meant.
+function unknownKeyMessage(parentPath: readonly PropertyKey[], key: string): string {
+  const parent = schemaAt(parentPath);
+  const known = parent === undefined ? [] : Object.keys(shapeOf(parent) ?? {});
+  const best = known
+    .map((candidate) => ({ candidate, d: distance(key.toLowerCase(), candidate) }))
+    .filter(({ d }) => d <= 2)
+    .sort((x, y) => x.d - y.d)[0];
+  return best === undefined ? 'unknown key' : `unknown key (did you mean ${best.candidate}?)`;
+}
 
 function issuesOf(error: z.ZodError): ConfigIssue[] {
-  return error.issues.map((issue) => {
-    // Unknown keys are reported on their parent; name each key so the message points at it.
+  return error.issues.flatMap((issue): ConfigIssue[] => {
+    // zod reports unknown keys once on their parent; give each key its own issue and path.
     if (issue.code === 'unrecognized_keys') {
-      const parent = dotted(issue.path);
-      return {
-        path: issue.keys.map((k) => (parent === '' ? k : `${parent}.${k}`)).join(', '),
-        message: 'unknown key',
-      };
+      return issue.keys.map((key) => ({
+        path: dottedPath([...issue.path, key]),
+        message: unknownKeyMessage(issue.path, key),
+      }));
     }
-    return { path: dotted(issue.path) || '(root)', message: issue.message };
+    return [{ path: dottedPath(issue.path) || '(root)', message: issue.message }];
   });
+}
+
+// In YAML an emptied section (`auth:` with every line commented out) is null; treat it as not set.
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (item === null ? item : dropNulls(item)));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).filter(([, child]) => child !== null);
+  return Object.fromEntries(entries.map(([key, child]) => [key, dropNulls(child)]));
 }
 
 function deepFreeze<T>(value: T): T {
@@ -32,18 +73,20 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Validates a config object (undefined/null = all defaults), resolves roots against baseDir, and freezes it. */
-export function parseConfig(input: unknown, options: { baseDir: string }): SkillgateConfig {
-  const result = configSchema.safeParse(input ?? {});
+/**
+ * Validates a config object (undefined or null = all defaults; a null key = not set), resolves
+ * `skills.roots` against baseDir and deep-freezes the result; throws ConfigError CONFIG_INVALID with every issue.
+ */
+export function parseConfig(input: unknown, options: ParseConfigOptions): SkillgateConfig {
+  const result = configSchema.safeParse(input === undefined || input === null ? {} : dropNulls(input));
   if (!result.success) {
     const issues = issuesOf(result.error);
-    throw new ConfigError('CONFIG_INVALID', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
-      issues,
-    });
+    const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+    throw new ConfigError('CONFIG_INVALID', `invalid config: ${summary}`, { issues, cause: result.error });
   }
   const config = result.data;
   config.skills.roots = config.skills.roots.map((root) =>
     isAbsolute(root) ? root : resolve(options.baseDir, root),
   );
-  return deepFreeze(config) as SkillgateConfig;
+  return deepFreeze(config);
 }

@@ -1,203 +1,270 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configReference, loadConfig, parseConfig } from '../src/index.js';
+import { ConfigError, parseConfig } from '../src/index.js';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const base = { baseDir: '/srv/gateway' };
 
-const issuesOf = (fn: () => unknown): Array<{ path: string; message: string }> => {
+// Runs fn, which must throw CONFIG_INVALID, and returns its issues.
+function issuesOf(fn: () => unknown): readonly { path: string; message: string }[] {
   try {
     fn();
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).code).toBe('CONFIG_INVALID');
-    return [...(error as ConfigError).issues];
+    return (error as ConfigError).issues;
   }
   throw new Error('expected a ConfigError');
-};
+}
 
-describe('parseConfig', () => {
-  it('fills every documented default', () => {
-    const c = parseConfig(undefined, { baseDir: '/srv' });
-    expect(c.server).toEqual({
-      host: '127.0.0.1',
-      port: 3000,
-      path: '/mcp',
-      allowed_origins: [],
-      body_limit_bytes: 1_048_576,
-      shutdown_grace_seconds: 10,
-      trust_proxy: false,
-      transport: 'native',
-    });
-    expect(c.skills).toMatchObject({
-      roots: ['/srv/examples/skills'],
-      validation: 'lenient',
-      disclosure: 'namespaced',
-    });
-    expect(c.skills.async_enabled).toBe(false);
-    expect(c.tools.max_name_length).toBe(48);
-    expect(c.scripts).toMatchObject({
-      default_timeout: 30,
-      max_timeout: 300,
-      max_output_bytes: 1_048_576,
-      default_tail: 200,
-    });
-    expect(c.scripts.max_concurrent).toBe(4);
-    expect(c.scripts.env_passthrough).toEqual(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ']);
-    expect(c.scripts.interpreters['.py']).toEqual(['python3']);
-    expect(c.scripts.interpreters['.mjs']).toEqual(['node']);
-    expect(c.jobs).toEqual({ ttl_seconds: 3600, max_per_session: 16 });
-    expect(c.sessions).toMatchObject({ ttl_seconds: 3600, max_sessions: 10_000, scope: 'session' });
-    expect(c.auth).toEqual({ tokens: [], allow_anonymous: false, anonymous_skills: ['*'] });
-    expect(c.clients).toEqual([]);
-  });
+const pathsOf = (input: unknown): string[] => issuesOf(() => parseConfig(input, base)).map((i) => i.path);
 
-  it('refuses unknown keys at every level, naming each', () => {
-    const issues = issuesOf(() =>
-      parseConfig(
-        { nope: 1, server: { prot: 1 }, auth: { tokens: [{ name: 'a', token_env: 'A', x: 1 }] } },
-        { baseDir: '/' },
-      ),
-    );
-    const paths = issues.map((i) => i.path);
-    expect(paths).toContain('nope');
-    expect(paths).toContain('server.prot');
-    expect(paths).toContain('auth.tokens[0].x');
-  });
-
-  it('reports wrong types and out-of-range values with their key path, all at once', () => {
-    const issues = issuesOf(() =>
-      parseConfig(
-        {
-          server: { port: 'http' },
-          tools: { max_name_length: 80 },
-          skills: { disclosure: 'lazy', roots: [] },
-          scripts: { max_concurrent: 0 },
+describe('parseConfig defaults', () => {
+  it('gives the documented value for every key when nothing is set', () => {
+    expect(parseConfig(undefined, base)).toEqual({
+      server: {
+        host: '127.0.0.1',
+        port: 3000,
+        path: '/mcp',
+        allowed_origins: [],
+        body_limit_bytes: 1_048_576,
+        shutdown_grace_seconds: 10,
+        trust_proxy: false,
+        transport: 'native',
+      },
+      skills: {
+        roots: [join('/srv/gateway', 'examples/skills')],
+        validation: 'lenient',
+        disclosure: 'namespaced',
+        async_enabled: false,
+        watch: false,
+        watch_debounce_ms: 300,
+      },
+      tools: { max_name_length: 48 },
+      scripts: {
+        default_timeout: 30,
+        max_timeout: 300,
+        max_output_bytes: 1_048_576,
+        default_tail: 200,
+        max_concurrent: 4,
+        max_concurrent_per_principal: 2,
+        max_queue: 32,
+        queue_timeout_seconds: 30,
+        max_stdin_bytes: 1_048_576,
+        max_args: 256,
+        max_arg_bytes: 65_536,
+        kill_grace_ms: 2000,
+        env_passthrough: ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ'],
+        interpreters: {
+          '.py': ['python3'],
+          '.sh': ['bash'],
+          '.bash': ['bash'],
+          '.js': ['node'],
+          '.mjs': ['node'],
+          '.cjs': ['node'],
         },
-        { baseDir: '/' },
-      ),
-    );
-    expect(issues.map((i) => i.path).sort()).toEqual([
-      'scripts.max_concurrent',
+      },
+      resources: { max_text_bytes: 262_144, max_binary_bytes: 5_242_880 },
+      jobs: { ttl_seconds: 3600, max_per_session: 16 },
+      sessions: { ttl_seconds: 3600, max_sessions: 10_000, max_per_principal: 1000, scope: 'session' },
+      auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
+      rate_limit: { requests_per_second: 50, burst: 200 },
+      clients: [],
+      logging: { level: 'info', log_arguments: false },
+    });
+  });
+
+  it('treats null, {} and emptied (null) sections alike', () => {
+    const defaults = parseConfig(undefined, base);
+    expect(parseConfig(null, base)).toEqual(defaults);
+    expect(parseConfig({}, base)).toEqual(defaults);
+    expect(parseConfig({ server: null, auth: { tokens: null } }, base)).toEqual(defaults);
+  });
+
+  it('fills the keys a section leaves out', () => {
+    const c = parseConfig({ server: { port: 4000 }, scripts: { max_timeout: 600 } }, base);
+    expect(c.server.port).toBe(4000);
+    expect(c.server.host).toBe('127.0.0.1');
+    expect(c.scripts).toMatchObject({ max_timeout: 600, default_timeout: 30, max_concurrent: 4 });
+  });
+
+  it('lets a user interpreters map replace the default map', () => {
+    const c = parseConfig({ scripts: { interpreters: { '.rb': ['ruby', '-w'] } } }, base);
+    expect(c.scripts.interpreters).toEqual({ '.rb': ['ruby', '-w'] });
+  });
+
+  it('defaults a token to every skill', () => {
+    const c = parseConfig({ auth: { tokens: [{ name: 'a', token_env: 'A' }] } }, base);
+    expect(c.auth.tokens).toEqual([{ name: 'a', token_env: 'A', skills: ['*'] }]);
+  });
+});
+
+describe('parseConfig skills.roots', () => {
+  it('resolves relative roots against baseDir, keeps absolute ones and their order', () => {
+    const c = parseConfig({ skills: { roots: ['./a', 'b/c', '../d', '/abs/e'] } }, base);
+    expect(c.skills.roots).toEqual(['/srv/gateway/a', '/srv/gateway/b/c', '/srv/d', '/abs/e']);
+  });
+
+  it('needs at least one root', () => {
+    expect(pathsOf({ skills: { roots: [] } })).toEqual(['skills.roots']);
+  });
+});
+
+describe('parseConfig refuses unknown keys', () => {
+  it.each([
+    [{ nope: 1 }, 'nope'],
+    [{ server: { prot: 1 } }, 'server.prot'],
+    [{ scripts: { timeout: 5 } }, 'scripts.timeout'],
+    [{ auth: { tokens: [{ name: 'a', token_env: 'A', secret: 'x' }] } }, 'auth.tokens[0].secret'],
+    [{ clients: [{ match: { name: 'x', version: '1' }, disclosure: 'eager' }] }, 'clients[0].match.version'],
+    [{ rate_limit: { burst: 5, per_ip: true } }, 'rate_limit.per_ip'],
+  ])('%j -> %s', (input, path) => {
+    expect(pathsOf(input)).toEqual([path]);
+  });
+
+  it('reports each unknown key of one object separately', () => {
+    expect(pathsOf({ server: { a: 1, b: 2 }, c: 3 }).sort()).toEqual(['c', 'server.a', 'server.b']);
+  });
+
+  it('suggests the key that was probably meant', () => {
+    const issues = issuesOf(() => parseConfig({ skils: {}, server: { prot: 1 } }, base));
+    expect(issues.find((i) => i.path === 'skils')?.message).toContain('skills');
+    expect(issues.find((i) => i.path === 'server.prot')?.message).toContain('port');
+  });
+});
+
+describe('parseConfig refuses wrong types and out-of-range values', () => {
+  it.each([
+    [{ server: { port: '3000' } }, 'server.port'],
+    [{ server: { port: 65536 } }, 'server.port'],
+    [{ server: { port: -1 } }, 'server.port'],
+    [{ server: { port: 80.5 } }, 'server.port'],
+    [{ server: { host: 'http://0.0.0.0' } }, 'server.host'],
+    [{ server: { path: 'mcp' } }, 'server.path'],
+    [{ server: { allowed_origins: ['https://app.example.com/'] } }, 'server.allowed_origins[0]'],
+    [{ server: { allowed_origins: ['app.example.com'] } }, 'server.allowed_origins[0]'],
+    [{ server: { body_limit_bytes: 10 } }, 'server.body_limit_bytes'],
+    [{ server: { trust_proxy: 'yes' } }, 'server.trust_proxy'],
+    [{ server: { transport: 'grpc' } }, 'server.transport'],
+    [{ server: 5 }, 'server'],
+    [{ skills: { roots: './skills' } }, 'skills.roots'],
+    [{ skills: { validation: 'pedantic' } }, 'skills.validation'],
+    [{ skills: { disclosure: 'lazy' } }, 'skills.disclosure'],
+    [{ skills: { watch_debounce_ms: 0 } }, 'skills.watch_debounce_ms'],
+    [{ tools: { max_name_length: 23 } }, 'tools.max_name_length'],
+    [{ tools: { max_name_length: 65 } }, 'tools.max_name_length'],
+    [{ scripts: { default_timeout: 0, max_timeout: 10 } }, 'scripts.default_timeout'],
+    [{ scripts: { max_timeout: Number.POSITIVE_INFINITY } }, 'scripts.max_timeout'],
+    [{ scripts: { max_output_bytes: 1023 } }, 'scripts.max_output_bytes'],
+    [{ scripts: { max_concurrent: 0 } }, 'scripts.max_concurrent'],
+    [{ scripts: { max_concurrent_per_principal: 0 } }, 'scripts.max_concurrent_per_principal'],
+    [{ scripts: { max_queue: -1 } }, 'scripts.max_queue'],
+    [{ scripts: { env_passthrough: ['NOT-A-NAME'] } }, 'scripts.env_passthrough[0]'],
+    [{ scripts: { interpreters: { py: ['python3'] } } }, 'scripts.interpreters.py'],
+    [{ scripts: { interpreters: { '.py': [] } } }, 'scripts.interpreters[".py"]'],
+    [{ scripts: { interpreters: { '.py': 'python3' } } }, 'scripts.interpreters[".py"]'],
+    [{ sessions: { scope: 'global' } }, 'sessions.scope'],
+    [{ auth: { tokens: [{ name: 'has space', token_env: 'A' }] } }, 'auth.tokens[0].name'],
+    [{ auth: { tokens: [{ name: 'a', token_sha256: 'abc' }] } }, 'auth.tokens[0].token_sha256'],
+    [{ auth: { allow_anonymous: 1 } }, 'auth.allow_anonymous'],
+    [{ rate_limit: { requests_per_second: -1 } }, 'rate_limit.requests_per_second'],
+    [{ rate_limit: { burst: 0 } }, 'rate_limit.burst'],
+    [{ clients: [{ match: { name: 'x' } }] }, 'clients[0].disclosure'],
+    [{ logging: { level: 'verbose' } }, 'logging.level'],
+    [['server'], '(root)'],
+  ])('%j -> %s', (input, path) => {
+    const issues = issuesOf(() => parseConfig(input, base));
+    expect(issues.map((i) => i.path)).toEqual([path]);
+    expect(issues[0]?.message).toMatch(/\w/);
+  });
+
+  it('reports every problem at once, across sections', () => {
+    const paths = pathsOf({
+      server: { port: 'http', extra: true },
+      tools: { max_name_length: 80 },
+      skills: { disclosure: 'lazy', roots: [] },
+      scripts: { default_timeout: 60, max_timeout: 30 },
+      auth: {
+        tokens: [
+          { name: 'a', token_env: 'A' },
+          { name: 'a', token_env: 'B' },
+        ],
+      },
+    });
+    expect(paths.sort()).toEqual([
+      'auth.tokens[1].name',
+      'scripts.default_timeout',
+      'server.extra',
       'server.port',
       'skills.disclosure',
       'skills.roots',
       'tools.max_name_length',
     ]);
   });
+});
 
-  it('checks fields against each other', () => {
-    expect(
-      issuesOf(() => parseConfig({ scripts: { default_timeout: 60, max_timeout: 30 } }, { baseDir: '/' }))[0]
-        ?.path,
-    ).toBe('scripts.default_timeout');
-    expect(
-      issuesOf(() =>
-        parseConfig(
-          {
-            auth: {
-              tokens: [
-                { name: 'a', token_env: 'A' },
-                { name: 'a', token_env: 'B' },
-              ],
-            },
-          },
-          { baseDir: '/' },
-        ),
-      )[0]?.path,
-    ).toBe('auth.tokens[1].name');
-    expect(
-      issuesOf(() => parseConfig({ auth: { tokens: [{ name: 'a' }] } }, { baseDir: '/' }))[0]?.path,
-    ).toBe('auth.tokens[0]');
-    expect(
-      issuesOf(() => parseConfig({ clients: [{ match: {}, disclosure: 'eager' }] }, { baseDir: '/' }))[0]
-        ?.path,
-    ).toBe('clients[0].match');
+describe('parseConfig cross-field checks', () => {
+  it('keeps default_timeout within max_timeout, including the default max', () => {
+    expect(pathsOf({ scripts: { default_timeout: 60, max_timeout: 30 } })).toEqual([
+      'scripts.default_timeout',
+    ]);
+    expect(pathsOf({ scripts: { default_timeout: 301 } })).toEqual(['scripts.default_timeout']);
+    expect(parseConfig({ scripts: { default_timeout: 30, max_timeout: 30 } }, base).scripts.max_timeout).toBe(
+      30,
+    );
   });
 
-  it('returns a deeply frozen config', () => {
-    const c = parseConfig({}, { baseDir: '/' });
-    expect(() => {
-      (c.server as { port: number }).port = 1;
-    }).toThrow(TypeError);
-    expect(() => {
-      (c.skills.roots as string[]).push('/x');
-    }).toThrow(TypeError);
+  it('refuses a second token with the same name', () => {
+    const tokens = [
+      { name: 'a', token_env: 'A' },
+      { name: 'b', token_env: 'B' },
+      { name: 'a', token_sha256: 'a'.repeat(64) },
+    ];
+    expect(pathsOf({ auth: { tokens } })).toEqual(['auth.tokens[2].name']);
+  });
+
+  it('needs exactly one of token_env and token_sha256', () => {
+    expect(pathsOf({ auth: { tokens: [{ name: 'a' }] } })).toEqual(['auth.tokens[0]']);
+    expect(
+      pathsOf({ auth: { tokens: [{ name: 'a', token_env: 'A', token_sha256: 'a'.repeat(64) }] } }),
+    ).toEqual(['auth.tokens[0]']);
+  });
+
+  it('needs a client match on name or principal', () => {
+    expect(pathsOf({ clients: [{ match: {}, disclosure: 'eager' }] })).toEqual(['clients[0].match']);
+    const c = parseConfig({ clients: [{ match: { principal: 'agent-*' }, disclosure: 'eager' }] }, base);
+    expect(c.clients).toEqual([{ match: { principal: 'agent-*' }, disclosure: 'eager' }]);
   });
 });
 
-describe('loadConfig', () => {
-  it('reads every key from YAML and resolves relative roots against the file folder', async () => {
-    const { config, file } = await loadConfig({ file: join(fixtures, 'full.yaml'), env: {} });
-    expect(file).toBe(join(fixtures, 'full.yaml'));
-    expect(config.skills.roots).toEqual([join(fixtures, 'skills-a'), '/abs/skills-b']);
-    expect(config.server).toMatchObject({
-      host: '0.0.0.0',
-      port: 8080,
-      path: '/gateway/mcp',
-      trust_proxy: true,
-    });
-    expect(config.scripts.interpreters).toEqual({ '.py': ['python3', '-I'], '.rb': ['ruby'] });
-    expect(config.sessions.scope).toBe('principal');
-    expect(config.auth.tokens[0]).toEqual({ name: 'agent-a', token_env: 'AGENT_A_TOKEN', skills: ['pdf-*'] });
-    expect(config.auth.tokens[1]?.skills).toEqual(['*']);
-    expect(config.clients[0]).toEqual({ match: { name: 'Claude Desktop*' }, disclosure: 'universal' });
-    expect(config.logging).toEqual({ level: 'debug', log_arguments: true });
-  });
-
-  it('uses SKILLGATE_CONFIG, then env overrides, then CLI overrides', async () => {
-    const env = {
-      SKILLGATE_CONFIG: join(fixtures, 'full.yaml'),
-      SKILLGATE_PORT: '9000',
-      SKILLGATE_HOST: '127.0.0.2',
-      SKILLGATE_LOG_LEVEL: 'warn',
-    };
-    const fromEnv = await loadConfig({ env });
-    expect(fromEnv.config.server).toMatchObject({ port: 9000, host: '127.0.0.2' });
-    expect(fromEnv.config.logging.level).toBe('warn');
-    const fromFlags = await loadConfig({ env, overrides: { port: 9100 } });
-    expect(fromFlags.config.server.port).toBe(9100);
-  });
-
-  it('uses defaults relative to the cwd without a file', async () => {
-    const { config, file } = await loadConfig({ env: {} });
-    expect(file).toBeUndefined();
-    expect(config.skills.roots).toEqual([join(process.cwd(), 'examples/skills')]);
-  });
-
-  it('names the failure: missing file, YAML syntax, unknown keys, bad SKILLGATE_PORT', async () => {
-    await expect(loadConfig({ file: join(fixtures, 'missing.yaml'), env: {} })).rejects.toMatchObject({
-      code: 'CONFIG_NOT_FOUND',
-    });
-    const yaml = await loadConfig({ file: join(fixtures, 'bad-yaml.yaml'), env: {} }).catch(
-      (e: unknown) => e,
+describe('parseConfig result', () => {
+  it('is deeply frozen: mutation throws at every level', () => {
+    const c = parseConfig(
+      {
+        auth: { tokens: [{ name: 'a', token_env: 'A' }] },
+        clients: [{ match: { name: 'x' }, disclosure: 'eager' }],
+      },
+      base,
     );
-    expect(yaml).toMatchObject({ code: 'CONFIG_YAML' });
-    expect((yaml as ConfigError).issues[0]?.path).toMatch(/^line \d+, column \d+$/);
-    const unknown = await loadConfig({ file: join(fixtures, 'unknown-keys.yaml'), env: {} }).catch(
-      (e: unknown) => e,
-    );
-    expect((unknown as ConfigError).issues.map((i) => i.path).sort()).toEqual(['server.prot', 'skils']);
-    await expect(loadConfig({ env: { SKILLGATE_PORT: 'eighty' } })).rejects.toMatchObject({
-      code: 'CONFIG_INVALID',
-      issues: [{ path: 'SKILLGATE_PORT' }],
-    });
+    const mutations: (() => void)[] = [
+      () => Object.assign(c, { server: {} }),
+      () => Object.assign(c.server, { port: 1 }),
+      () => (c.skills.roots as string[]).push('/x'),
+      () => (c.scripts.interpreters['.py'] as string[]).push('-I'),
+      () => Object.assign(c.scripts.interpreters, { '.rb': ['ruby'] }),
+      () => Object.assign(c.auth.tokens[0] ?? {}, { name: 'b' }),
+      () => ((c.auth.tokens[0]?.skills ?? []) as string[]).push('x'),
+      () => Object.assign(c.clients[0]?.match ?? {}, { name: 'y' }),
+    ];
+    for (const mutate of mutations) expect(mutate).toThrow(TypeError);
   });
-});
 
-describe('configReference', () => {
-  it('documents every leaf key of the defaults with a description', () => {
-    const rows = new Map(configReference().map((r) => [r.key, r]));
-    const defaults = parseConfig({}, { baseDir: '/' }) as unknown as Record<string, unknown>;
-    for (const [section, value] of Object.entries(defaults)) {
-      const keys = Array.isArray(value)
-        ? [section]
-        : Object.keys(value as object).map((k) => `${section}.${k}`);
-      for (const key of keys) {
-        expect(rows.get(key)?.description, key).toMatch(/\w/);
-        expect(rows.get(key)?.default, key).toBeDefined();
-      }
-    }
-    expect(rows.get('scripts.max_timeout')?.default).toBe('300');
+  it('shares no mutable state between parses or with the input', () => {
+    const input = { skills: { roots: ['/a'] } };
+    const first = parseConfig(input, base);
+    input.skills.roots.push('/b');
+    expect(first.skills.roots).toEqual(['/a']);
+    expect(Object.isFrozen(input.skills.roots)).toBe(false);
+    expect(Object.isFrozen(parseConfig({}, base).scripts.interpreters)).toBe(true);
+    expect(parseConfig({}, base).scripts.interpreters).not.toBe(parseConfig({}, base).scripts.interpreters);
   });
 });

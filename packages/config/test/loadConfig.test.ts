@@ -1,0 +1,238 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ConfigError, configReference, loadConfig, parseConfig } from '../src/index.js';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixture = (name: string): string => join(fixtures, name);
+
+// Awaits a rejection and returns the ConfigError.
+async function failure(promise: Promise<unknown>): Promise<ConfigError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return error as ConfigError;
+}
+
+describe('loadConfig from a file', () => {
+  it('reads every key of a full YAML file', async () => {
+    const { config, file } = await loadConfig({ file: fixture('full.yaml'), env: {} });
+    expect(file).toBe(fixture('full.yaml'));
+    expect(config).toEqual({
+      server: {
+        host: '0.0.0.0',
+        port: 8080,
+        path: '/gateway/mcp',
+        allowed_origins: ['https://app.example.com', 'http://localhost:5173'],
+        body_limit_bytes: 2048,
+        shutdown_grace_seconds: 3,
+        trust_proxy: true,
+        transport: 'sdk',
+      },
+      skills: {
+        roots: [fixture('skills-a'), '/abs/skills-b'],
+        validation: 'strict',
+        disclosure: 'eager',
+        async_enabled: true,
+        watch: true,
+        watch_debounce_ms: 50,
+      },
+      tools: { max_name_length: 60 },
+      scripts: {
+        default_timeout: 5,
+        max_timeout: 10,
+        max_output_bytes: 4096,
+        default_tail: 10,
+        max_concurrent: 8,
+        max_concurrent_per_principal: 3,
+        max_queue: 0,
+        queue_timeout_seconds: 2,
+        max_stdin_bytes: 100,
+        max_args: 4,
+        max_arg_bytes: 64,
+        kill_grace_ms: 100,
+        env_passthrough: ['PATH'],
+        interpreters: { '.py': ['python3', '-I'], '.rb': ['ruby'] },
+      },
+      resources: { max_text_bytes: 2048, max_binary_bytes: 4096 },
+      jobs: { ttl_seconds: 60, max_per_session: 2 },
+      sessions: { ttl_seconds: 120, max_sessions: 50, max_per_principal: 5, scope: 'principal' },
+      auth: {
+        tokens: [
+          { name: 'agent-a', token_env: 'AGENT_A_TOKEN', skills: ['pdf-*'] },
+          {
+            name: 'agent-b',
+            token_sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+            skills: ['*'],
+          },
+        ],
+        allow_anonymous: true,
+        anonymous_skills: ['public-*'],
+      },
+      rate_limit: { requests_per_second: 0, burst: 10 },
+      clients: [
+        { match: { name: 'Claude Desktop*' }, disclosure: 'universal' },
+        { match: { name: 'Codex*', principal: 'agent-*' }, disclosure: 'eager' },
+      ],
+      logging: { level: 'debug', log_arguments: true },
+    });
+  });
+
+  it('full.yaml sets every documented key to a non-default value, so the round trip covers them all', () => {
+    const raw = parse(readFileSync(fixture('full.yaml'), 'utf8')) as Record<string, unknown>;
+    for (const { key, default: text } of configReference()) {
+      const value = key
+        .split('.')
+        .reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], raw);
+      expect(value, key).toBeDefined();
+      expect(JSON.stringify(value), key).not.toBe(text);
+    }
+  });
+
+  it('resolves relative roots against the config file folder, not the cwd', async () => {
+    const { config } = await loadConfig({ file: fixture('nested/skillgate.yaml'), env: {} });
+    expect(config.skills.roots).toEqual([fixture('skills-one'), fixture('nested/two'), '/abs/three']);
+  });
+
+  it('resolves a relative file path against the cwd', async () => {
+    const { file } = await loadConfig({ file: './test/fixtures/empty.yaml', env: {} });
+    expect(file).toBe(join(process.cwd(), 'test/fixtures/empty.yaml'));
+  });
+
+  it('treats a file of comments, and sections emptied by comments, as all defaults', async () => {
+    const defaults = parseConfig(undefined, { baseDir: fixtures });
+    expect((await loadConfig({ file: fixture('empty.yaml'), env: {} })).config).toEqual(defaults);
+    expect((await loadConfig({ file: fixture('emptied-sections.yaml'), env: {} })).config).toEqual(defaults);
+  });
+
+  it('returns a frozen config', async () => {
+    const { config } = await loadConfig({ file: fixture('full.yaml'), env: {} });
+    expect(() => Object.assign(config.server, { port: 1 })).toThrow(TypeError);
+  });
+});
+
+describe('loadConfig without a file', () => {
+  it('uses the defaults, with roots relative to the cwd', async () => {
+    const { config, file } = await loadConfig({ env: {} });
+    expect(file).toBeUndefined();
+    expect(config.server.port).toBe(3000);
+    expect(config.skills.roots).toEqual([join(process.cwd(), 'examples/skills')]);
+  });
+
+  it('ignores an empty SKILLGATE_CONFIG', async () => {
+    expect((await loadConfig({ env: { SKILLGATE_CONFIG: '' } })).file).toBeUndefined();
+  });
+});
+
+describe('loadConfig precedence: overrides > env > file > defaults', () => {
+  const file = fixture('full.yaml');
+
+  it('takes the file from SKILLGATE_CONFIG, and options.file over it', async () => {
+    expect((await loadConfig({ env: { SKILLGATE_CONFIG: file } })).config.server.port).toBe(8080);
+    const both = await loadConfig({ file: fixture('empty.yaml'), env: { SKILLGATE_CONFIG: file } });
+    expect(both.file).toBe(fixture('empty.yaml'));
+    expect(both.config.server.port).toBe(3000);
+  });
+
+  it('applies SKILLGATE_HOST, SKILLGATE_PORT and SKILLGATE_LOG_LEVEL over the file', async () => {
+    const env = { SKILLGATE_HOST: '127.0.0.2', SKILLGATE_PORT: '9000', SKILLGATE_LOG_LEVEL: 'warn' };
+    const { config } = await loadConfig({ file, env });
+    expect(config.server).toMatchObject({ host: '127.0.0.2', port: 9000, path: '/gateway/mcp' });
+    expect(config.logging).toEqual({ level: 'warn', log_arguments: true });
+  });
+
+  it('applies env overrides without a file, and ignores empty variables', async () => {
+    const { config } = await loadConfig({ env: { SKILLGATE_PORT: ' 0 ', SKILLGATE_HOST: '' } });
+    expect(config.server).toMatchObject({ host: '127.0.0.1', port: 0 });
+  });
+
+  it('applies overrides (CLI flags) over env and file', async () => {
+    const env = { SKILLGATE_HOST: '127.0.0.2', SKILLGATE_PORT: '9000' };
+    const { config } = await loadConfig({ file, env, overrides: { host: '::1', port: 9100 } });
+    expect(config.server).toMatchObject({ host: '::1', port: 9100 });
+    const partial = await loadConfig({ file, env, overrides: { port: 9100 } });
+    expect(partial.config.server).toMatchObject({ host: '127.0.0.2', port: 9100 });
+  });
+
+  it('refuses a SKILLGATE_PORT that is not an integer port', async () => {
+    for (const value of ['eighty', '80.5', '0x50', '1e3', '-1', '65536', '80 80']) {
+      const error = await failure(loadConfig({ env: { SKILLGATE_PORT: value } }));
+      expect(error.code, value).toBe('CONFIG_INVALID');
+      expect(error.issues.map((i) => i.path)).toEqual(['SKILLGATE_PORT']);
+    }
+  });
+
+  it('blames a bad override on its variable or flag', async () => {
+    const level = await failure(loadConfig({ env: { SKILLGATE_LOG_LEVEL: 'loud' } }));
+    expect(level.issues.map((i) => i.path)).toEqual(['logging.level']);
+    expect(level.issues[0]?.message).toContain('SKILLGATE_LOG_LEVEL');
+    const port = await failure(loadConfig({ env: {}, overrides: { port: 70_000 } }));
+    expect(port.issues.map((i) => i.path)).toEqual(['server.port']);
+    expect(port.issues[0]?.message).toContain('--port');
+  });
+
+  it('does not let an override hide a section of the wrong type', async () => {
+    const error = await failure(
+      loadConfig({ file: fixture('wrong-section.yaml'), env: { SKILLGATE_PORT: '1' } }),
+    );
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.issues.map((i) => i.path)).toEqual(['server']);
+  });
+});
+
+describe('loadConfig failures', () => {
+  it('CONFIG_NOT_FOUND for a missing file, given directly or by SKILLGATE_CONFIG', async () => {
+    const direct = await failure(loadConfig({ file: fixture('missing.yaml'), env: {} }));
+    expect(direct.code).toBe('CONFIG_NOT_FOUND');
+    expect(direct.message).toContain('missing.yaml');
+    const viaEnv = await failure(loadConfig({ env: { SKILLGATE_CONFIG: fixture('missing.yaml') } }));
+    expect(viaEnv.code).toBe('CONFIG_NOT_FOUND');
+    expect(viaEnv.issues.map((i) => i.path)).toEqual(['SKILLGATE_CONFIG']);
+  });
+
+  it('CONFIG_NOT_FOUND for a directory', async () => {
+    expect((await failure(loadConfig({ file: fixtures, env: {} }))).code).toBe('CONFIG_NOT_FOUND');
+  });
+
+  it('CONFIG_YAML with line and column for a syntax error', async () => {
+    const error = await failure(loadConfig({ file: fixture('bad-yaml.yaml'), env: {} }));
+    expect(error.code).toBe('CONFIG_YAML');
+    expect(error.message).toMatch(/line \d+, column \d+/);
+    expect(error.issues[0]?.path).toMatch(/bad-yaml\.yaml:\d+:\d+$/);
+  });
+
+  it('CONFIG_YAML for a duplicate key, which would otherwise silently pick one value', async () => {
+    const error = await failure(loadConfig({ file: fixture('duplicate-keys.yaml'), env: {} }));
+    expect(error.code).toBe('CONFIG_YAML');
+    expect(error.issues[0]?.path).toBe(`${fixture('duplicate-keys.yaml')}:3:3`);
+  });
+
+  it('CONFIG_YAML for an alias bomb', async () => {
+    const error = await failure(loadConfig({ file: fixture('alias-bomb.yaml'), env: {} }));
+    expect(error.code).toBe('CONFIG_YAML');
+    expect(error.message).toMatch(/alias/i);
+  });
+
+  it('CONFIG_INVALID when the file is not a mapping', async () => {
+    const error = await failure(loadConfig({ file: fixture('list.yaml'), env: {} }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.issues.map((i) => i.path)).toEqual(['(root)']);
+  });
+
+  it('CONFIG_INVALID with every issue and the file name', async () => {
+    const error = await failure(loadConfig({ file: fixture('invalid.yaml'), env: {} }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain('invalid.yaml');
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['scripts.default_timeout', 'server.port']);
+  });
+
+  it('CONFIG_INVALID naming unknown keys from YAML', async () => {
+    const error = await failure(loadConfig({ file: fixture('unknown-keys.yaml'), env: {} }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['server.prot', 'skils']);
+  });
+});
