@@ -1,4 +1,5 @@
 export { createCatalog } from './createCatalog.js';
+export { DISCLOSURES } from './types.js';
 export { fileToolSuffix } from './fileToolSuffix.js';
 export { loadSkills } from './loadSkills.js';
 export { parseSkillMd } from './parseSkillMd.js';
@@ -6,6 +7,8 @@ export { renderSummary } from './renderSummary.js';
 export { sanitizeName } from './sanitizeName.js';
 export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
 export { SkillsError } from './skillsError.js';
+export type { ArgumentLimits, RunInput, ToolInputs, ToolInputValidators, ToolSchemas } from './toolInputs.js';
+export { DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 export {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -31,6 +34,7 @@ export type {
   SkillMdFields,
   SkillsErrorCode,
   SummaryFormat,
+  ToolAccess,
   ToolDefinition,
   ToolInputSchema,
   ToolKind,
