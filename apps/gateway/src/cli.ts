@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertSafeBinding, ConfigError, loadConfig, resolveAuthTokens } from '@skillgate/config';
-import { type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import { type Disclosure, DISCLOSURES, renderSummary, type SummaryFormat } from '@skillgate/skills';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
 
@@ -103,8 +103,8 @@ async function metadata(flags: Flags): Promise<number> {
 async function tools(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
-  if (!['namespaced', 'universal', 'eager'].includes(disclosure)) {
-    throw new UsageError('--disclosure must be namespaced, universal or eager');
+  if (!DISCLOSURES.includes(disclosure)) {
+    throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
   const catalog = await buildCatalog(config);
   const unlock = flags.unlock ?? [];

@@ -1,6 +1,8 @@
+import { DISCLOSURES } from '@skillgate/skills';
 import { z } from 'zod';
 
-const DISCLOSURES = ['namespaced', 'universal', 'eager'] as const;
+// The modes are defined once, by the skills library that builds their tool lists.
+const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -68,7 +70,15 @@ const skillsSchema = z.strictObject({
   disclosure: z
     .enum(DISCLOSURES)
     .default('namespaced')
-    .describe('How sessions see skills: namespaced, universal or eager.'),
+    .describe(
+      'How 2025-era sessions see skills (namespaced, universal, eager or catalog); client profiles override it.',
+    ),
+  modern_disclosure: z
+    .enum(MODERN_DISCLOSURES)
+    .default('catalog')
+    .describe(
+      'How 2026-07-28 requests see skills: catalog, universal or eager (namespaced needs sessions and is refused).',
+    ),
   async_enabled: z
     .boolean()
     .default(false)
@@ -88,6 +98,13 @@ const toolsSchema = z.strictObject({
     .max(64)
     .default(48)
     .describe('Longest tool name; longer names are cut and end in a hash.'),
+  list_ttl_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(86_400_000)
+    .default(60_000)
+    .describe('ttlMs on 2026-07-28 list results: how long a client may cache them.'),
 });
 
 const scriptsSchema = z
@@ -257,8 +274,6 @@ type DeepReadonly<T> = T extends (infer U)[]
 
 /** The validated, frozen config the gateway runs with (snake_case keys, as in the YAML). */
 export type SkillgateConfig = DeepReadonly<z.output<typeof configSchema>>;
-/** How a session is shown skills. */
-export type Disclosure = (typeof DISCLOSURES)[number];
 /** A log level accepted by logging.level and SKILLGATE_LOG_LEVEL. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** One configured bearer token (exactly one of token_env and token_sha256 is set). */
