@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { classifyInboundRequest, type InitializeRequest } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  type InitializeRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -50,6 +54,22 @@ const FASTIFY_ERRORS: Readonly<Record<string, GatewayError['code']>> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
 };
 
+/** The revisions of the 2026 era this gateway serves. */
+const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
+/** Every revision of both eras, newest first: what -32022 lists. */
+const ALL_REVISIONS: readonly string[] = [...MODERN_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+const unsupportedRevision = (requested: string) =>
+  new GatewayError('UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version: ${requested}`, {
+    data: { supported: ALL_REVISIONS, requested },
+  });
+
+/** The id of a JSON-RPC request body, echoed in error answers when it is a valid id. */
+const requestIdOf = (body: unknown): string | number | null => {
+  const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+};
+
 /** Maps any error to the gateway's one error family (the single place HTTP statuses are chosen). */
 function toGatewayError(error: FastifyError | Error): GatewayError {
   if (error instanceof GatewayError) return error;
@@ -92,7 +112,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     runtime.metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: mapped.code }, mapped.message);
-    void reply.code(mapped.status).headers(mapped.headers).send(mapped.toJsonRpc());
+    void reply
+      .code(mapped.status)
+      .headers(mapped.headers)
+      .send(mapped.toJsonRpc(requestIdOf(request.body)));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -195,8 +218,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       });
     }
     const body = request.body;
-    if (body === undefined || body === null || typeof body !== 'object' || (Array.isArray(body) && body.length === 0)) {
+    if (body === undefined || body === null || typeof body !== 'object') {
       throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
+    }
+    // Batches exist only in 2025-03-26 sessions; without a session there is nothing that may hold one.
+    if (Array.isArray(body)) {
+      throw new GatewayError(
+        'INVALID_REQUEST',
+        'Invalid Request: JSON-RPC batches need a 2025-03-26 session',
+      );
     }
     const header = (name: string) => {
       const value = request.headers[name];
@@ -209,7 +239,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       mcpNameHeader: header('mcp-name'),
       body,
     });
+    if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
+      throw unsupportedRevision(outcome.classification.revision ?? 'unknown');
+    }
     if (outcome.kind !== 'legacy') return { era: 'modern' as const };
+    const version = header('mcp-protocol-version');
+    if (version !== undefined && !ALL_REVISIONS.includes(version)) throw unsupportedRevision(version);
     if (outcome.reason === 'initialize') {
       return { era: 'legacy' as const, session: await sessions.open(principal, body as InitializeRequest) };
     }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertSafeBinding, ConfigError, loadConfig, resolveAuthTokens } from '@skillgate/config';
-import { type Disclosure, DISCLOSURES, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
 

@@ -12,11 +12,11 @@ import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
 import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createMetrics } from './metrics.js';
+import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createRateLimiter } from './rateLimiter.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 import { watchSkillRoots } from './skillWatcher.js';
-import { createModernEndpoint } from './modern/modernEndpoint.js';
 
 /** Options of createGateway. */
 export interface GatewayOptions {

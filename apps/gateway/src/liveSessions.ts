@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { InitializeRequest, Server } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { InitializeRequest, Server } from '@modelcontextprotocol/server';
 import { SessionError, type SessionRecord } from '@skillgate/sessions';
 import type { Principal } from './accessPolicy.js';
 import type { DisclosurePicker } from './disclosure/clientProfiles.js';
@@ -75,7 +75,10 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
       const transport: SessionTransport =
         runtime.config.server.transport === 'sdk'
           ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => id })
-          : new NativeHttpTransport(id);
+          : new NativeHttpTransport(id, {
+              maxBatch: runtime.config.server.max_batch_size,
+              maxResponseBytes: runtime.config.server.max_response_bytes,
+            });
       // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
       transport.onclose = () => forget(record);
       const server = createSessionServer(runtime, audience);

@@ -134,7 +134,10 @@ export class NativeHttpTransport implements SessionTransport {
     }
     const batch = Array.isArray(body);
     const raw: unknown[] = batch ? body : [body];
-    if (batch && (this.revision !== BATCH_REVISION || raw.length === 0 || raw.length > this.limits.maxBatch)) {
+    if (
+      batch &&
+      (this.revision !== BATCH_REVISION || raw.length === 0 || raw.length > this.limits.maxBatch)
+    ) {
       const why =
         this.revision !== BATCH_REVISION
           ? `JSON-RPC batches are not part of MCP ${this.revision ?? 'before initialize'}`

@@ -122,9 +122,7 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   async read_skill_file(call, _target, args) {
     const input = parseArguments(inputs(call).readSkillFile, call.name, args);
     const found = findFile(call, input.skill, input.path);
-    return 'error' in found
-      ? found.error
-      : readSkillFile(input.skill, found.file, readLimits(call.runtime));
+    return 'error' in found ? found.error : readSkillFile(input.skill, found.file, readLimits(call.runtime));
   },
   async run_skill_script(call, _target, args) {
     const parsed = parseArguments(inputs(call).runSkillScript, call.name, args);
@@ -132,8 +130,11 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
     const { async: runAsync, ...input } = rest as typeof rest & { async?: boolean };
     const found = findFile(call, skill, path);
     if ('error' in found) return found.error;
-    if (!found.file.isScript) return toolError(`${path} is not a script: only files under scripts/ can be run.`);
-    return runAsync === true ? startJob(call, skill, found.file, input) : runScript(call, skill, found.file, input);
+    if (!found.file.isScript)
+      return toolError(`${path} is not a script: only files under scripts/ can be run.`);
+    return runAsync === true
+      ? startJob(call, skill, found.file, input)
+      : runScript(call, skill, found.file, input);
   },
 };
 

@@ -42,6 +42,13 @@ const serverSchema = z.strictObject({
       'Extra browser Origin values allowed (exact match); loopback origins are allowed when bound to loopback.',
     ),
   body_limit_bytes: count(1024).default(1_048_576).describe('Largest accepted HTTP request body.'),
+  max_batch_size: count(1)
+    .max(1024)
+    .default(16)
+    .describe('Most messages in a JSON-RPC batch (only 2025-03-26 sessions may send batches).'),
+  max_response_bytes: count(65_536)
+    .default(16_777_216)
+    .describe('Largest single JSON-RPC response of a 2025-era session; a larger result becomes an error.'),
   shutdown_grace_seconds: z
     .number()
     .min(0)

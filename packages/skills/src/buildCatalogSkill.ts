@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { fileToolSuffix } from './fileToolSuffix.js';
 import type { NameRegistry } from './nameRegistry.js';
 import { catalogInfoText, getInfoText, type ListedTool, loadSkillText } from './skillTexts.js';
-import { ASYNC_STATUS_TOOL } from './toolNames.js';
 import type { ToolSchemas } from './toolInputs.js';
+import { ASYNC_STATUS_TOOL } from './toolNames.js';
 import type { CatalogSkill, Skill, SkillFile, ToolDefinition, ToolTarget } from './types.js';
 
 /** What building one catalog skill needs from the catalog being built. */

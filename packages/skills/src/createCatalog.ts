@@ -6,6 +6,7 @@ import { sanitizeName } from './sanitizeName.js';
 import { buildSharedTools } from './sharedTools.js';
 import { shortHash } from './shortHash.js';
 import { SkillsError } from './skillsError.js';
+import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -15,7 +16,6 @@ import {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
-import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 import { createToolViews } from './toolViews.js';
 import type { Catalog, CatalogOptions, CatalogSkill, Problem, Skill, ToolTarget } from './types.js';
 

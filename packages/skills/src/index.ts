@@ -1,5 +1,4 @@
 export { createCatalog } from './createCatalog.js';
-export { DISCLOSURES } from './types.js';
 export { fileToolSuffix } from './fileToolSuffix.js';
 export { loadSkills } from './loadSkills.js';
 export { parseSkillMd } from './parseSkillMd.js';
@@ -42,3 +41,4 @@ export type {
   ToolView,
   Validation,
 } from './types.js';
+export { DISCLOSURES } from './types.js';

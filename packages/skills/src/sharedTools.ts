@@ -1,3 +1,4 @@
+import type { ToolSchemas } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -6,7 +7,6 @@ import {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
-import type { ToolSchemas } from './toolInputs.js';
 import type { CatalogSkill, ToolDefinition } from './types.js';
 
 /** The tools that belong to no skill: the async pair and the fixed universal/catalog-mode tools. */

@@ -1,10 +1,10 @@
+import type { ToolSchemas } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
-import type { ToolSchemas } from './toolInputs.js';
 import type { Skill, ToolDefinition } from './types.js';
 
 /** A skill tool with what it does, for the get_info listing. */
@@ -44,7 +44,9 @@ export function catalogInfoText(skill: Skill, schemas: ToolSchemas, asyncEnabled
   const lines: string[] = [];
   for (const f of skill.files) {
     const path = JSON.stringify(f.path);
-    lines.push(`- ${f.path} (${f.size} bytes): read ${READ_SKILL_FILE_TOOL} {"skill":${name},"path":${path}}`);
+    lines.push(
+      `- ${f.path} (${f.size} bytes): read ${READ_SKILL_FILE_TOOL} {"skill":${name},"path":${path}}`,
+    );
     if (f.isScript) {
       lines.push(`  run ${RUN_SKILL_SCRIPT_TOOL} {"skill":${name},"path":${path},"args":[]}`);
     }

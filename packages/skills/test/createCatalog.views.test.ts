@@ -158,7 +158,9 @@ describe('createCatalog: what each view lists', () => {
           if (access === 'locked') {
             const target = catalog.resolve(name);
             expect(toolView.disclosure, where).toBe('namespaced');
-            expect(target !== undefined && 'skill' in target && !toolView.unlocked.has(target.skill)).toBe(true);
+            expect(target !== undefined && 'skill' in target && !toolView.unlocked.has(target.skill)).toBe(
+              true,
+            );
           }
         }
       }

@@ -44,7 +44,9 @@ describe('buildToolInputs: one input contract, advertised from what is enforced'
   it('has the async flag only when async is enabled', () => {
     const off = buildToolInputs(LIMITS, false);
     expect(Object.keys(off.schemas.runSkillScript.properties ?? {})).not.toContain('async');
-    expect(off.validators.runSkillScript.safeParse({ skill: 's', path: 'p', async: true }).success).toBe(false);
+    expect(off.validators.runSkillScript.safeParse({ skill: 's', path: 'p', async: true }).success).toBe(
+      false,
+    );
     expect(Object.keys(schemas.runSkillScript.properties ?? {})).toContain('async');
   });
 });

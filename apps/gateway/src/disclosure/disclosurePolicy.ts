@@ -93,7 +93,8 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
   // Instructions are equal for every audience of one (catalog, mode, principal): render each once.
   const instructionsCache = new WeakMap<Catalog, Map<string, string>>();
 
-  const unlocksMatter = (audience: Audience) => audience.era === 'legacy' && audience.disclosure === 'namespaced';
+  const unlocksMatter = (audience: Audience) =>
+    audience.era === 'legacy' && audience.disclosure === 'namespaced';
 
   const view = async (catalog: Catalog, audience: Audience): Promise<ToolView> => ({
     disclosure: audience.disclosure,

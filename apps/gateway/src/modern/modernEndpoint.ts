@@ -43,7 +43,10 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
  * `_meta` envelopes, header checks, -32022, subscriptions/listen. Each request gets a fresh low-level
  * Server whose tool list depends only on the principal and the catalog (docs/protocol-eras.md).
  */
-export function createModernEndpoint(runtime: GatewayRuntime, options: ModernEndpointOptions = {}): ModernEndpoint {
+export function createModernEndpoint(
+  runtime: GatewayRuntime,
+  options: ModernEndpointOptions = {},
+): ModernEndpoint {
   const { config } = runtime;
   const handler: McpHttpHandler = createMcpHandler(
     ({ authInfo }) => {
@@ -56,7 +59,10 @@ export function createModernEndpoint(runtime: GatewayRuntime, options: ModernEnd
         // No sessions in this era: jobs belong to the principal that started them.
         scopeKey: `principal:${principal.name}`,
       };
-      const cache = { ttlMs: config.tools.list_ttl_ms, cacheScope: runtime.disclosure.cacheScope(catalog, principal) };
+      const cache = {
+        ttlMs: config.tools.list_ttl_ms,
+        cacheScope: runtime.disclosure.cacheScope(catalog, principal),
+      };
       const server = new Server(SERVER_INFO, {
         capabilities: { tools: { listChanged: true } },
         instructions: runtime.disclosure.instructions(catalog, audience),
@@ -77,7 +83,12 @@ export function createModernEndpoint(runtime: GatewayRuntime, options: ModernEnd
   });
   return {
     async handle(req, res, body, principal) {
-      (req as AuthenticatedRequest).auth = { token: '', clientId: principal.name, scopes: [], extra: { principal } };
+      (req as AuthenticatedRequest).auth = {
+        token: '',
+        clientId: principal.name,
+        scopes: [],
+        extra: { principal },
+      };
       await serve(req, res, body);
     },
     toolsChanged: () => handler.notify.toolsChanged(),
