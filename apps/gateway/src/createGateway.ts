@@ -1,5 +1,5 @@
-import { resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
-import { createJobRegistry, createScriptRunner } from '@skillgate/runner';
+import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import { createJobRegistry, createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
 import { createMemorySessionStore } from '@skillgate/sessions';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -46,6 +46,16 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
     }) as FastifyBaseLogger);
   const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+  const sandbox = await probeSandbox({ mode: config.scripts.sandbox, network: config.scripts.network }).catch(
+    (error: unknown) => {
+      // bwrap was asked for and does not work: a start-up error that names the key, like any config error.
+      if (!(error instanceof RunnerError)) throw error;
+      throw new ConfigError('CONFIG_INVALID', error.message, {
+        issues: [{ path: 'scripts.sandbox', message: `${error.message} (docs/sandbox.md)` }],
+        cause: error,
+      });
+    },
+  );
   const runner = createScriptRunner({
     interpreters: config.scripts.interpreters,
     envPassthrough: config.scripts.env_passthrough,
@@ -61,7 +71,25 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     queueTimeoutMs: config.scripts.queue_timeout_seconds * 1000,
     maxStdinBytes: config.scripts.max_stdin_bytes,
     killGraceMs: config.scripts.kill_grace_ms,
+    sandbox,
+    network: config.scripts.network,
+    limits: {
+      memoryMb: config.scripts.limits.memory_mb,
+      processes: config.scripts.limits.processes,
+      fileBytes: config.scripts.limits.file_bytes,
+      cpuSeconds: config.scripts.limits.cpu_seconds,
+    },
   });
+  const isolation = await runner.ready();
+  if (isolation.sandbox === 'off' && isolation.requested === 'auto') {
+    log.warn(
+      { sandbox: isolation },
+      `SCRIPTS RUN WITHOUT A SANDBOX: bubblewrap does not work on this host (${isolation.reason}). Scripts can read ` +
+        "what the gateway's user can read and use the network. Fix it (docs/sandbox.md) or set scripts.sandbox: off.",
+    );
+  } else {
+    log.info({ sandbox: isolation }, `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`);
+  }
   const jobs = createJobRegistry(runner, {
     ttlSeconds: config.jobs.ttl_seconds,
     maxPerOwner: config.jobs.max_per_session,

@@ -114,6 +114,24 @@ const toolsSchema = z.strictObject({
     .describe('ttlMs on 2026-07-28 list results: how long a client may cache them.'),
 });
 
+const limitsSchema = z.strictObject({
+  memory_mb: count(0)
+    .max(1_048_576)
+    .default(1024)
+    .describe('Heap (data segment) of each script process in MiB (RLIMIT_DATA); 0 = no limit.'),
+  processes: count(0)
+    .max(1_000_000)
+    .default(128)
+    .describe('Processes and threads of one run (a cgroup pids limit where available); 0 = no limit.'),
+  file_bytes: count(0)
+    .default(67_108_864)
+    .describe('Largest file a script may write (RLIMIT_FSIZE), and the size of its private /tmp; 0 = no limit.'),
+  cpu_seconds: count(0)
+    .max(7 * 86_400)
+    .default(300)
+    .describe('CPU time of each script process in seconds (RLIMIT_CPU); 0 = no limit.'),
+});
+
 const scriptsSchema = z
   .strictObject({
     default_timeout: seconds().default(30).describe('Script timeout in seconds when the caller gives none.'),
@@ -156,6 +174,17 @@ const scriptsSchema = z
       .describe(
         'Interpreter argv by file extension; replaces the default map. Executable files with a shebang run directly.',
       ),
+    sandbox: z
+      .enum(['auto', 'bwrap', 'off'])
+      .default('auto')
+      .describe(
+        'Run scripts in bubblewrap: auto (when it works here, else off with a warning), bwrap (refuse to start without it) or off.',
+      ),
+    network: z
+      .boolean()
+      .default(false)
+      .describe("Let sandboxed scripts use the network (the host's, loopback and the gateway's port included)."),
+    limits: limitsSchema.prefault({}),
   })
   // Checked on the section, not the root, so it is reported together with problems in other sections.
   .superRefine((scripts, ctx) => {

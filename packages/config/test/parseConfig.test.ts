@@ -65,6 +65,9 @@ describe('parseConfig defaults', () => {
           '.mjs': ['node'],
           '.cjs': ['node'],
         },
+        sandbox: 'auto',
+        network: false,
+        limits: { memory_mb: 1024, processes: 128, file_bytes: 67_108_864, cpu_seconds: 300 },
       },
       resources: { max_text_bytes: 262_144, max_binary_bytes: 5_242_880 },
       jobs: { ttl_seconds: 3600, max_per_session: 16 },
@@ -88,6 +91,18 @@ describe('parseConfig defaults', () => {
     expect(c.server.port).toBe(4000);
     expect(c.server.host).toBe('127.0.0.1');
     expect(c.scripts).toMatchObject({ max_timeout: 600, default_timeout: 30, max_concurrent: 4 });
+  });
+
+  it('defaults to the sandbox when it works, no network and finite limits; 0 turns a limit off', () => {
+    const c = parseConfig({}, base);
+    expect(c.scripts).toMatchObject({
+      sandbox: 'auto',
+      network: false,
+      limits: { memory_mb: 1024, processes: 128, file_bytes: 67_108_864, cpu_seconds: 300 },
+    });
+    const off = parseConfig({ scripts: { sandbox: 'off', limits: { memory_mb: 0, cpu_seconds: 5 } } }, base);
+    expect(off.scripts.sandbox).toBe('off');
+    expect(off.scripts.limits).toEqual({ memory_mb: 0, processes: 128, file_bytes: 67_108_864, cpu_seconds: 5 });
   });
 
   it('lets a user interpreters map replace the default map', () => {
@@ -165,6 +180,14 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ scripts: { interpreters: { py: ['python3'] } } }, 'scripts.interpreters.py'],
     [{ scripts: { interpreters: { '.py': [] } } }, 'scripts.interpreters[".py"]'],
     [{ scripts: { interpreters: { '.py': 'python3' } } }, 'scripts.interpreters[".py"]'],
+    [{ scripts: { sandbox: 'firejail' } }, 'scripts.sandbox'],
+    [{ scripts: { sandbox: true } }, 'scripts.sandbox'],
+    [{ scripts: { network: 'yes' } }, 'scripts.network'],
+    [{ scripts: { limits: { memory_mb: -1 } } }, 'scripts.limits.memory_mb'],
+    [{ scripts: { limits: { processes: 1.5 } } }, 'scripts.limits.processes'],
+    [{ scripts: { limits: { file_bytes: '1G' } } }, 'scripts.limits.file_bytes'],
+    [{ scripts: { limits: { cpu_seconds: 7 * 86_400 + 1 } } }, 'scripts.limits.cpu_seconds'],
+    [{ scripts: { limits: { wall_seconds: 5 } } }, 'scripts.limits.wall_seconds'],
     [{ sessions: { scope: 'global' } }, 'sessions.scope'],
     [{ auth: { tokens: [{ name: 'has space', token_env: 'A' }] } }, 'auth.tokens[0].name'],
     [{ auth: { tokens: [{ name: 'a', token_sha256: 'abc' }] } }, 'auth.tokens[0].token_sha256'],
