@@ -1,10 +1,11 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { boundedFileOp, type FileOpOptions } from './boundedFileOp.js';
 import { errorCode } from './errorCode.js';
+import { type FileFacts, inspectFile } from './inspectFile.js';
 import { isInside } from './isInside.js';
 import { mimeTypeOf } from './mimeType.js';
-import { sniffBinary } from './sniffBinary.js';
 import type { Problem, SkillFile } from './types.js';
 
 /** Most files served per skill; the rest are reported and left out. */
@@ -12,10 +13,17 @@ export const MAX_FILES_PER_SKILL = 1000;
 
 const VENDORED_DIRS = new Set(['node_modules', '__pycache__', '.venv', 'venv', 'bower_components']);
 
+/** Options of scanSkillFiles. */
+export interface ScanOptions extends FileOpOptions {
+  /** Hash every served file (default true). */
+  readonly digests?: boolean;
+}
+
 interface Walk {
   readonly skill: string;
   readonly skillDir: string;
   readonly skillReal: string;
+  readonly options: ScanOptions;
   readonly files: SkillFile[];
   readonly problems: Problem[];
   full: boolean;
@@ -30,10 +38,19 @@ export interface ScanResult {
 const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
-/** Lists the resources of the skill in `skillDir` (DESIGN §2): every regular file except the top SKILL.md. */
-export async function scanSkillFiles(skillDir: string, skill: string): Promise<ScanResult> {
-  const skillReal = await realpath(skillDir);
-  const walk: Walk = { skill, skillDir, skillReal, files: [], problems: [], full: false };
+/**
+ * Lists the resources of the skill in `skillDir` (DESIGN §2): every regular file except the top SKILL.md,
+ * each opened once through the bounded reader (docs/decisions.md, "Bounded file access") to learn its size,
+ * digest and whether it is text. FIFOs, sockets and devices are skipped, even when they replace a file
+ * between listing and opening.
+ */
+export async function scanSkillFiles(
+  skillDir: string,
+  skill: string,
+  options: ScanOptions = {},
+): Promise<ScanResult> {
+  const skillReal = await boundedFileOp(skillDir, () => realpath(skillDir), options);
+  const walk: Walk = { skill, skillDir, skillReal, options, files: [], problems: [], full: false };
   await walkDir(walk, skillDir, skillReal, '', new Set([skillReal]));
   return { files: walk.files.sort(byPath), problems: walk.problems };
 }
@@ -55,7 +72,7 @@ async function walkDir(
 ) {
   let entries: Dirent[];
   try {
-    entries = await readdir(fsDir, { withFileTypes: true });
+    entries = await boundedFileOp(fsDir, () => readdir(fsDir, { withFileTypes: true }), walk.options);
   } catch (error) {
     skip(walk, fsDir, `${prefix || './'}: cannot read directory (${errorCode(error)})`);
     return;
@@ -84,9 +101,11 @@ async function visitEntry(
   }
   let target = fsPath;
   let real = join(realDir, entry.name);
+  // readdir's entry type saves a stat per plain file; only symlinks need resolving first.
+  let isDirectory = entry.isDirectory();
   if (entry.isSymbolicLink()) {
     try {
-      real = await realpath(fsPath);
+      real = await boundedFileOp(fsPath, () => realpath(fsPath), walk.options);
     } catch (error) {
       skip(walk, fsPath, `${path}: broken symlink (${errorCode(error)})`);
       return;
@@ -97,20 +116,22 @@ async function visitEntry(
     }
     // Serve the target resolved now, so that retargeting the link later cannot leave the skill.
     target = real;
-  }
-  let stats: Stats;
-  try {
-    stats = await stat(target);
-  } catch (error) {
-    skip(walk, fsPath, `${path}: cannot stat (${errorCode(error)})`);
+    let stats: Stats;
+    try {
+      stats = await boundedFileOp(target, () => stat(target), walk.options);
+    } catch (error) {
+      skip(walk, fsPath, `${path}: cannot stat (${errorCode(error)})`);
+      return;
+    }
+    isDirectory = stats.isDirectory();
+  } else if (!isDirectory && !entry.isFile()) {
+    skip(walk, fsPath, `${path}: not a regular file`);
     return;
   }
-  if (stats.isDirectory()) {
+  if (isDirectory) {
     if (VENDORED_DIRS.has(entry.name)) skip(walk, fsPath, `${path}/: vendored directory not served`);
     else if (ancestors.has(real)) skip(walk, fsPath, `${path}: symlink loop`);
     else await walkDir(walk, target, real, `${path}/`, new Set([...ancestors, real]));
-  } else if (!stats.isFile()) {
-    skip(walk, fsPath, `${path}: not a regular file`);
   } else if (walk.files.length >= MAX_FILES_PER_SKILL) {
     walk.full = true;
     skip(
@@ -119,25 +140,32 @@ async function visitEntry(
       `more than ${MAX_FILES_PER_SKILL} files: ${path} and later files are not served`,
     );
   } else {
-    await addFile(walk, path, target, stats);
+    await addFile(walk, path, target);
   }
 }
 
-async function addFile(walk: Walk, path: string, absolutePath: string, stats: Stats): Promise<void> {
-  let isBinary: boolean;
+async function addFile(walk: Walk, path: string, absolutePath: string): Promise<void> {
+  let facts: FileFacts;
   try {
-    isBinary = await sniffBinary(absolutePath);
+    // The opened handle decides: a file swapped for a FIFO or a symlink since readdir is refused here.
+    facts = await inspectFile(absolutePath, { ...walk.options, digest: walk.options.digests ?? true });
   } catch (error) {
-    skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
+    const code = errorCode(error);
+    skip(
+      walk,
+      absolutePath,
+      code === 'FILE_NOT_REGULAR' ? `${path}: not a regular file` : `${path}: cannot read (${code})`,
+    );
     return;
   }
   walk.files.push({
     path,
     absolutePath,
-    size: stats.size,
+    size: facts.size,
     isScript: path.startsWith('scripts/'),
-    isExecutable: (stats.mode & 0o111) !== 0,
-    mimeType: mimeTypeOf(path, isBinary),
-    isBinary,
+    isExecutable: facts.isExecutable,
+    mimeType: mimeTypeOf(path, facts.isBinary),
+    isBinary: facts.isBinary,
+    ...(facts.digest === undefined ? {} : { digest: facts.digest }),
   });
 }
