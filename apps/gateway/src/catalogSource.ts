@@ -30,12 +30,16 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
   problems,
 });
 
+const loadOptions = (config: SkillgateConfig) => ({
+  roots: config.skills.roots,
+  validation: config.skills.validation,
+  maxSkillMdBytes: config.skills.max_skill_md_bytes,
+  maxDescriptionChars: config.skills.max_description_chars,
+});
+
 /** Builds a catalog from the configured roots (DESIGN §2–§3). */
 export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
-  const { skills, problems } = await loadSkills({
-    roots: config.skills.roots,
-    validation: config.skills.validation,
-  });
+  const { skills, problems } = await loadSkills(loadOptions(config));
   return createCatalog(skills, catalogOptions(config, problems));
 }
 
@@ -71,7 +75,7 @@ export async function createCatalogSource(config: SkillgateConfig): Promise<Cata
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
   let pending: Promise<Catalog> = Promise.resolve(current);
   const reloadOnce = async (): Promise<Catalog> => {
-    const loaded = await loadSkills({ roots: config.skills.roots, validation: config.skills.validation });
+    const loaded = await loadSkills(loadOptions(config));
     const { skills, problems } = keepLastGood(current, loaded);
     const next = createCatalog(skills, catalogOptions(config, problems));
     const previous = current;

@@ -42,7 +42,8 @@ function frontmatterIssue(skill: Skill): string | undefined {
   ) {
     return 'frontmatter compatibility must be a string of 1-500 characters';
   }
-  if (metadata !== undefined && !isStringMap(metadata)) return 'frontmatter metadata must map strings to strings';
+  if (metadata !== undefined && !isStringMap(metadata))
+    return 'frontmatter metadata must map strings to strings';
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import { sanitizeName } from './sanitizeName.js';
 import { buildSharedTools } from './sharedTools.js';
 import { shortHash } from './shortHash.js';
 import { SkillsError } from './skillsError.js';
+import { skillUri } from './skillUri.js';
 import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
@@ -19,7 +20,6 @@ import {
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
 import { createToolViews } from './toolViews.js';
-import { skillUri } from './skillUri.js';
 import type {
   Catalog,
   CatalogOptions,
@@ -117,7 +117,13 @@ function buildExtensionIndex(entries: ReadonlyMap<string, CatalogSkill>): Skills
   for (const { skill } of entries.values()) {
     const built = buildSkillEntry(skill);
     for (const { code, reason } of built.problems) {
-      problems.push({ severity: 'warning', code, file: skill.skillMd.absolutePath, skill: skill.name, reason });
+      problems.push({
+        severity: 'warning',
+        code,
+        file: skill.skillMd.absolutePath,
+        skill: skill.name,
+        reason,
+      });
     }
     if (built.entry !== undefined) published.set(skill.name, deepFreeze(built.entry));
     for (const file of [skill.skillMd, ...skill.files]) {
@@ -140,8 +146,12 @@ function buildPrompts(
   const prompts = new Map<string, SkillPrompt>();
   for (const { skill, sname } of entries.values()) {
     let name = promptName(sname, skill.name, maxLength);
-    for (let attempt = 2; prompts.has(name); attempt++) name = promptName(sname, skill.name, maxLength, attempt);
-    prompts.set(name, Object.freeze({ name, skill: skill.name, description: skill.description, text: skill.body }));
+    for (let attempt = 2; prompts.has(name); attempt++)
+      name = promptName(sname, skill.name, maxLength, attempt);
+    prompts.set(
+      name,
+      Object.freeze({ name, skill: skill.name, description: skill.description, text: skill.body }),
+    );
   }
   return prompts;
 }

@@ -60,7 +60,11 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult
 }
 
 /** The names of the skill directories of a root, sorted; dot-directories and plain files are ignored. */
-async function listSkillDirs(root: string, options: LoadSkillsOptions, problems: Problem[]): Promise<string[]> {
+async function listSkillDirs(
+  root: string,
+  options: LoadSkillsOptions,
+  problems: Problem[],
+): Promise<string[]> {
   const timeout = { timeoutMs: options.fileTimeoutMs };
   try {
     const entries = await boundedFileOp(root, () => readdir(root, { withFileTypes: true }), timeout);
@@ -126,7 +130,9 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
     file,
     dirName,
     validation: options.validation,
-    ...(options.maxDescriptionChars === undefined ? {} : { maxDescriptionChars: options.maxDescriptionChars }),
+    ...(options.maxDescriptionChars === undefined
+      ? {}
+      : { maxDescriptionChars: options.maxDescriptionChars }),
   });
   if (parsed.skill === undefined) return { problems: parsed.problems };
   let scan: Awaited<ReturnType<typeof scanSkillFiles>>;

@@ -53,7 +53,11 @@ export async function openRegularFile(path: string, options: FileOpOptions = {})
 }
 
 /** Closes `handle` under the deadline; a close that fails or times out is left to finish on its own. */
-export async function closeBounded(path: string, handle: FileHandle, options: FileOpOptions = {}): Promise<void> {
+export async function closeBounded(
+  path: string,
+  handle: FileHandle,
+  options: FileOpOptions = {},
+): Promise<void> {
   await boundedFileOp(path, () => handle.close(), options).catch(() => {});
 }
 

@@ -77,7 +77,10 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions): ParseS
   }
 
   const name = checkName(data.name, options, soft, report);
-  const maxDescription = Math.min(options.maxDescriptionChars ?? MAX_DESCRIPTION_CHARS, MAX_DESCRIPTION_CHARS);
+  const maxDescription = Math.min(
+    options.maxDescriptionChars ?? MAX_DESCRIPTION_CHARS,
+    MAX_DESCRIPTION_CHARS,
+  );
   const description = checkDescription(data.description, maxDescription, options, soft, report);
   const license = optionalString(data.license, 'license', soft, report);
   const allowedTools = optionalString(data['allowed-tools'], 'allowed-tools', soft, report);

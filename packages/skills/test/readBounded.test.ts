@@ -24,7 +24,10 @@ describe('readBounded', () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'empty'), '');
     await writeFile(join(dir, 'exact'), 'x'.repeat(10));
-    expect(await readBounded(join(dir, 'empty'), { maxBytes: 10 })).toMatchObject({ size: 0, truncated: false });
+    expect(await readBounded(join(dir, 'empty'), { maxBytes: 10 })).toMatchObject({
+      size: 0,
+      truncated: false,
+    });
     const exact = await readBounded(join(dir, 'exact'), { maxBytes: 10 });
     expect(exact).toMatchObject({ size: 10, truncated: false });
     expect(exact.bytes).toHaveLength(10);
