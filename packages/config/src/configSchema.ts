@@ -81,13 +81,14 @@ const skillsSchema = z.strictObject({
 });
 
 const toolsSchema = z.strictObject({
+  // 32 = MIN_NAME_LENGTH of @skillgate/skills: a shortened name keeps its role, a hash and some of its parts.
   max_name_length: z
     .number()
     .int()
-    .min(24)
+    .min(32)
     .max(64)
     .default(48)
-    .describe('Longest tool name; longer names are cut and end in a hash.'),
+    .describe('Longest tool name; a longer name is shortened but keeps skill_, its role and a hash.'),
 });
 
 const scriptsSchema = z

@@ -150,7 +150,7 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ skills: { validation: 'pedantic' } }, 'skills.validation'],
     [{ skills: { disclosure: 'lazy' } }, 'skills.disclosure'],
     [{ skills: { watch_debounce_ms: 0 } }, 'skills.watch_debounce_ms'],
-    [{ tools: { max_name_length: 23 } }, 'tools.max_name_length'],
+    [{ tools: { max_name_length: 31 } }, 'tools.max_name_length'],
     [{ tools: { max_name_length: 65 } }, 'tools.max_name_length'],
     [{ scripts: { default_timeout: 0, max_timeout: 10 } }, 'scripts.default_timeout'],
     [{ scripts: { max_timeout: Number.POSITIVE_INFINITY } }, 'scripts.max_timeout'],
