@@ -4,9 +4,11 @@ import {
   type CatalogSkill,
   createCatalog,
   fileToolSuffix,
+  loadSkills,
   MIN_NAME_LENGTH,
   type Skill,
 } from '../src/index.js';
+import { skillMd, tempDir, writeTree } from './helpers/fixtures.js';
 import { makeSkill } from './helpers/skills.js';
 
 // A small deterministic generator, so a failure names a case that reproduces.
@@ -182,5 +184,39 @@ describe('createCatalog: shortened names keep their role', () => {
       });
       checkInvariants(catalog, MIN_NAME_LENGTH);
     }
+  });
+});
+
+describe('createCatalog: files under scripts/ that cannot run', () => {
+  it('gives them read tools only, in every listing and in the get_info text', async () => {
+    const root = await tempDir();
+    await writeTree(root, {
+      'tool/SKILL.md': skillMd('tool'),
+      'tool/scripts/go.py': 'print(1)',
+      'tool/scripts/requirements.txt': 'requests==2.0',
+    });
+    const { skills, problems } = await loadSkills({
+      roots: [root],
+      validation: 'lenient',
+      interpreterExtensions: ['.py'],
+    });
+    const catalog = createCatalog(skills, {
+      maxNameLength: 48,
+      asyncEnabled: true,
+      maxTimeoutSeconds: 60,
+      problems,
+    });
+    const entry = catalog.skills.get('tool');
+    expect(entry?.toolNames.get('scripts/requirements.txt')).toEqual({
+      read: 'skill_tool_read_requirements_txt',
+    });
+    expect(entry?.toolNames.get('scripts/go.py')).toEqual({
+      run: 'skill_tool_run_go_py',
+      runAsync: 'skill_tool_run_async_go_py',
+      read: 'skill_tool_read_go_py',
+    });
+    expect(entry?.getInfoText).not.toContain('skill_tool_run_requirements_txt');
+    expect(entry?.getInfoText).not.toContain('skill_tool_run_async_requirements_txt');
+    expect(catalog.problems.map((p) => p.code)).toEqual(['SCRIPT_NOT_RUNNABLE']);
   });
 });
