@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  classifyInboundRequest,
+  type InitializeRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -9,6 +13,7 @@ import Fastify, {
 import type { Principal } from './accessPolicy.js';
 import { GatewayError } from './gatewayError.js';
 import type { LiveSessions } from './liveSessions.js';
+import type { ModernEndpoint } from './modern/modernEndpoint.js';
 import type { RateLimiter } from './rateLimiter.js';
 import type { OriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -24,6 +29,8 @@ declare module 'fastify' {
 export interface AppDeps {
   readonly runtime: GatewayRuntime;
   readonly sessions: LiveSessions;
+  /** The 2026-07-28 side of the endpoint. */
+  readonly modern: ModernEndpoint;
   readonly originPolicy: OriginPolicy;
   readonly rateLimiter: RateLimiter;
   /** True once the catalog is loaded and until shutdown starts. */
@@ -35,7 +42,7 @@ export interface AppDeps {
 const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
   'Access-Control-Allow-Headers':
-    'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
   'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
   'Access-Control-Max-Age': '600',
 };
@@ -45,6 +52,22 @@ const FASTIFY_ERRORS: Readonly<Record<string, GatewayError['code']>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
+};
+
+/** The revisions of the 2026 era this gateway serves. */
+const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
+/** Every revision of both eras, newest first: what -32022 lists. */
+const ALL_REVISIONS: readonly string[] = [...MODERN_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+const unsupportedRevision = (requested: string) =>
+  new GatewayError('UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version: ${requested}`, {
+    data: { supported: ALL_REVISIONS, requested },
+  });
+
+/** The id of a JSON-RPC request body, echoed in error answers when it is a valid id. */
+const requestIdOf = (body: unknown): string | number | null => {
+  const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
 };
 
 /** Maps any error to the gateway's one error family (the single place HTTP statuses are chosen). */
@@ -89,7 +112,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     runtime.metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: mapped.code }, mapped.message);
-    void reply.code(mapped.status).headers(mapped.headers).send(mapped.toJsonRpc());
+    void reply
+      .code(mapped.status)
+      .headers(mapped.headers)
+      .send(mapped.toJsonRpc(requestIdOf(request.body)));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -108,6 +134,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   const path = config.server.path;
+  const chargeRateLimit = (principal: Principal): void => {
+    const retryAfter = deps.rateLimiter.take(principal.name);
+    if (retryAfter > 0) {
+      throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
+  };
+
   // Origin/Host, auth and rate limit run before the body is read: a rejected caller costs no parsing.
   const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (deps.isDraining())
@@ -125,12 +160,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       request.log = request.log.child({ principal: principal.name });
       reply.log = request.log;
     }
-    const retryAfter = deps.rateLimiter.take(principal.name);
-    if (retryAfter > 0) {
-      throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
-    }
+    chargeRateLimit(principal);
   };
 
   app.route({
@@ -155,29 +185,71 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     handler: async (request, reply) => {
       const principal = request.principal;
       if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
+      const body = request.body;
+      // The guard charged one request; every further element of a batch is charged too.
+      if (Array.isArray(body)) for (let i = 1; i < body.length; i++) chargeRateLimit(principal);
       const sessionId = request.headers['mcp-session-id'];
-      let session: Awaited<ReturnType<LiveSessions['find']>>;
-      if (typeof sessionId === 'string' && sessionId !== '') {
-        session = await sessions.find(sessionId, principal);
-        if (session === undefined) throw new GatewayError('SESSION_NOT_FOUND', 'Session not found');
-      } else if (request.method === 'POST' && isInitializeRequest(request.body)) {
-        session = await sessions.open(principal, request.body);
-      } else if (
-        request.method === 'POST' &&
-        (request.body === undefined || typeof request.body !== 'object')
-      ) {
-        throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
-      } else {
-        throw new GatewayError('SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
-      }
+      const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
       // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         if (value !== undefined) reply.raw.setHeader(name, value);
       }
       reply.hijack();
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+      if (route.era === 'modern') await deps.modern.handle(request.raw, reply.raw, body, principal);
+      else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
   });
+
+  /**
+   * Picks the era of a request (docs/protocol-eras.md): a session id means a 2025-era session; an
+   * `initialize` opens one; anything carrying the 2026-07-28 envelope (or claiming it badly) goes to the
+   * modern side, which owns those answers; the rest is 2025-era traffic without a session.
+   */
+  const routeRequest = async (request: FastifyRequest, principal: Principal, sessionId: string) => {
+    if (sessionId !== '') {
+      const session = await sessions.find(sessionId, principal);
+      if (session === undefined) throw new GatewayError('SESSION_NOT_FOUND', 'Session not found');
+      return { era: 'legacy' as const, session };
+    }
+    if (request.method !== 'POST') {
+      // No sessions outside the 2025 era: GET and DELETE need one.
+      throw new GatewayError('METHOD_NOT_ALLOWED', 'Method not allowed without an Mcp-Session-Id', {
+        headers: { Allow: 'POST' },
+      });
+    }
+    const body = request.body;
+    if (body === undefined || body === null || typeof body !== 'object') {
+      throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
+    }
+    // Batches exist only in 2025-03-26 sessions; without a session there is nothing that may hold one.
+    if (Array.isArray(body)) {
+      throw new GatewayError(
+        'INVALID_REQUEST',
+        'Invalid Request: JSON-RPC batches need a 2025-03-26 session',
+      );
+    }
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header('mcp-protocol-version'),
+      mcpMethodHeader: header('mcp-method'),
+      mcpNameHeader: header('mcp-name'),
+      body,
+    });
+    if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
+      throw unsupportedRevision(outcome.classification.revision ?? 'unknown');
+    }
+    if (outcome.kind !== 'legacy') return { era: 'modern' as const };
+    const version = header('mcp-protocol-version');
+    if (version !== undefined && !ALL_REVISIONS.includes(version)) throw unsupportedRevision(version);
+    if (outcome.reason === 'initialize') {
+      return { era: 'legacy' as const, session: await sessions.open(principal, body as InitializeRequest) };
+    }
+    throw new GatewayError('SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
+  };
 
   return app;
 }

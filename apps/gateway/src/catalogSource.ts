@@ -23,6 +23,11 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
   maxNameLength: config.tools.max_name_length,
   asyncEnabled: config.skills.async_enabled,
   maxTimeoutSeconds: config.scripts.max_timeout,
+  argumentLimits: {
+    maxArgs: config.scripts.max_args,
+    maxArgBytes: config.scripts.max_arg_bytes,
+    maxStdinBytes: config.scripts.max_stdin_bytes,
+  },
   problems,
 });
 

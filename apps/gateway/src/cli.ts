@@ -9,7 +9,7 @@ import {
   resolveAuthTokens,
   type SkillgateConfig,
 } from '@skillgate/config';
-import { type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
 
@@ -118,8 +118,8 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
 async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
-  if (!['namespaced', 'universal', 'eager'].includes(disclosure)) {
-    throw new UsageError('--disclosure must be namespaced, universal or eager');
+  if (!DISCLOSURES.includes(disclosure)) {
+    throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
   const catalog = await buildCatalog(config);
   const unlock = flags.unlock ?? [];

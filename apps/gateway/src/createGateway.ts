@@ -5,17 +5,18 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
 import { buildApp } from './buildApp.js';
-import { notifyCatalogChange } from './catalogChanges.js';
 import { createCatalogSource } from './catalogSource.js';
-import { createDisclosurePicker } from './clientProfiles.js';
+import { createDisclosurePicker } from './disclosure/clientProfiles.js';
+import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
+import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
 import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createMetrics } from './metrics.js';
+import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createRateLimiter } from './rateLimiter.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 import { watchSkillRoots } from './skillWatcher.js';
-import { createArgumentSchemas } from './toolArguments.js';
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -80,37 +81,34 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       void sessions?.close(record.id);
     },
   });
+  const policy = createAccessPolicy({
+    tokens,
+    allowAnonymous: config.auth.allow_anonymous,
+    anonymousSkills: config.auth.anonymous_skills,
+    onAuthorizationIgnored: () =>
+      log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
+  });
   const runtime: GatewayRuntime = {
     config,
     catalogs,
     store,
     runner,
     jobs,
-    policy: createAccessPolicy({
-      tokens,
-      allowAnonymous: config.auth.allow_anonymous,
-      anonymousSkills: config.auth.anonymous_skills,
-      onAuthorizationIgnored: () =>
-        log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
-    }),
+    policy,
+    disclosure: createDisclosurePolicy({ access: policy, store }),
     metrics: createMetrics(),
-    schemas: createArgumentSchemas({
-      maxTimeoutSeconds: config.scripts.max_timeout,
-      maxArgs: config.scripts.max_args,
-      maxArgBytes: config.scripts.max_arg_bytes,
-      maxStdinBytes: config.scripts.max_stdin_bytes,
-    }),
     log,
     inFlight: createInFlightCalls(),
   };
   const live = createLiveSessions(runtime, createDisclosurePicker(config));
   sessions = live;
+  const modern = createModernEndpoint(runtime);
 
   catalogs.onChange((previous, next) => {
     runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
     for (const problem of next.problems)
       log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
-    notifyCatalogChange(runtime, live, previous, next).then(
+    notifyCatalogChange(runtime, live, modern, previous, next).then(
       (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
       (error: unknown) => log.error({ err: error }, 'reload notification failed'),
     );
@@ -133,6 +131,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const app = buildApp({
     runtime,
     sessions: live,
+    modern,
     originPolicy: createOriginPolicy({
       boundHost: config.server.host,
       allowedOrigins: config.server.allowed_origins,
@@ -162,6 +161,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.all([...live.all()].map((s) => s.transport.close()));
+      await modern.close();
       await app.close();
       await store.close();
     },

@@ -12,6 +12,7 @@ export type GatewayErrorCode =
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_PROTOCOL_VERSION'
   | 'SHUTTING_DOWN'
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
@@ -37,6 +38,7 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   BODY_TOO_LARGE: { status: 413, rpcCode: -32600 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, rpcCode: -32600 },
   METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32000 },
+  UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpcCode: -32022 },
   SHUTTING_DOWN: { status: 503, rpcCode: -32000 },
   UNKNOWN_TOOL: { status: 200, rpcCode: -32602 },
   INVALID_ARGUMENTS: { status: 200, rpcCode: -32602 },
@@ -50,11 +52,17 @@ export class GatewayError extends Error {
   readonly rpcCode: number;
   /** Extra response headers (Retry-After, WWW-Authenticate, Allow). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Extra members of the JSON-RPC error's `data` (e.g. the supported revisions of -32022). */
+  readonly data: Readonly<Record<string, unknown>>;
 
   constructor(
     code: GatewayErrorCode,
     message: string,
-    options?: { cause?: unknown; headers?: Readonly<Record<string, string>> },
+    options?: {
+      cause?: unknown;
+      headers?: Readonly<Record<string, string>>;
+      data?: Readonly<Record<string, unknown>>;
+    },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
@@ -62,18 +70,19 @@ export class GatewayError extends Error {
     this.status = MAPPINGS[code].status;
     this.rpcCode = MAPPINGS[code].rpcCode;
     this.headers = options?.headers ?? {};
+    this.data = options?.data ?? {};
   }
 
-  /** The JSON-RPC error body sent for this error (id null: the request id may be unknown). */
-  toJsonRpc(): {
+  /** The JSON-RPC error body sent for this error (id null when the request id is unknown). */
+  toJsonRpc(id: string | number | null = null): {
     jsonrpc: '2.0';
-    id: null;
+    id: string | number | null;
     error: { code: number; message: string; data: { reason: string } };
   } {
     return {
       jsonrpc: '2.0',
-      id: null,
-      error: { code: this.rpcCode, message: this.message, data: { reason: this.code } },
+      id,
+      error: { code: this.rpcCode, message: this.message, data: { ...this.data, reason: this.code } },
     };
   }
 }

@@ -1,18 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { InitializeRequest, Server } from '@modelcontextprotocol/server';
 import { SessionError, type SessionRecord } from '@skillgate/sessions';
 import type { Principal } from './accessPolicy.js';
-import type { DisclosurePicker } from './clientProfiles.js';
+import type { DisclosurePicker } from './disclosure/clientProfiles.js';
+import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
-import type { GatewayRuntime, SessionContext } from './runtime.js';
+import type { GatewayRuntime } from './runtime.js';
 import { createSessionServer } from './sessionServer.js';
 
-/** A session's live protocol objects (the store holds its state). */
+/** A 2025-era session's live protocol objects (the store holds its state). */
 export interface LiveSession {
-  readonly ctx: SessionContext;
+  readonly record: SessionRecord;
+  readonly principal: Principal;
+  /** Who the session is to the disclosure policy. */
+  readonly audience: Audience;
   readonly transport: SessionTransport;
   readonly server: Server;
 }
@@ -62,16 +65,25 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
         }
         throw error;
       }
-      const ctx: SessionContext = { record, principal };
+      const audience: Audience = {
+        era: 'legacy',
+        disclosure: record.disclosure,
+        principal,
+        scopeKey: record.scopeKey,
+        sessionId: id,
+      };
       const transport: SessionTransport =
         runtime.config.server.transport === 'sdk'
-          ? new StreamableHTTPServerTransport({ sessionIdGenerator: () => id })
-          : new NativeHttpTransport(id);
+          ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => id })
+          : new NativeHttpTransport(id, {
+              maxBatch: runtime.config.server.max_batch_size,
+              maxResponseBytes: runtime.config.server.max_response_bytes,
+            });
       // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
       transport.onclose = () => forget(record);
-      const server = createSessionServer(runtime, ctx);
+      const server = createSessionServer(runtime, audience);
       await server.connect(transport);
-      const session = { ctx, transport, server };
+      const session: LiveSession = { record, principal, audience, transport, server };
       live.set(id, session);
       runtime.metrics.inc('skillgate_sessions_created_total');
       runtime.log.info(
@@ -83,7 +95,7 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
     async find(id, principal) {
       const session = live.get(id);
       // A session of another principal is reported exactly like an unknown one.
-      if (session === undefined || session.ctx.principal.name !== principal.name) return undefined;
+      if (session === undefined || session.principal.name !== principal.name) return undefined;
       if ((await runtime.store.get(id)) === undefined) {
         await session.transport.close();
         return undefined;

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type JSONRPCMessage,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
 
 /** A session transport the Fastify route can hand a raw request to (the SDK's transport has the same shape). */
 export interface SessionTransport extends Transport {
@@ -29,19 +30,35 @@ const SSE_HEADERS = {
 };
 const KEEP_ALIVE_MS = 15_000;
 
+/** Bounds the transport enforces on what one POST may cost. */
+export interface NativeTransportLimits {
+  /** Most messages in a JSON-RPC batch (only revision 2025-03-26 has batches). */
+  readonly maxBatch: number;
+  /** Largest single response; a larger result is answered with an error instead. */
+  readonly maxResponseBytes: number;
+}
+
+const DEFAULT_LIMITS: NativeTransportLimits = { maxBatch: 16, maxResponseBytes: 16 * 1024 * 1024 };
+
 const sseEvent = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
+/** The only revision that allowed JSON-RPC batches (they were removed in 2025-06-18). */
+const BATCH_REVISION = '2025-03-26';
+
 /**
- * The envelope check of a JSON-RPC 2.0 message. Params are validated by the SDK's Server against each
- * method's schema, so a full schema parse here would only validate everything twice.
+ * The envelope check of a JSON-RPC 2.0 message, returning it with only the members JSON-RPC defines
+ * (an unknown extra top-level key would make the SDK drop the message unanswered). Params are validated
+ * by the SDK's Server against each method's schema, so a full schema parse here would validate twice.
  */
-function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+function toJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const m = value as Record<string, unknown>;
-  if (m.jsonrpc !== '2.0') return false;
+  if (m.jsonrpc !== '2.0') return undefined;
   const validId = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
-  if (typeof m.method === 'string') return !('id' in m) || validId;
-  return validId && ('result' in m || 'error' in m);
+  const clean: Record<string, unknown> = { jsonrpc: '2.0' };
+  for (const key of ['id', 'method', 'params', 'result', 'error']) if (key in m) clean[key] = m[key];
+  if (typeof m.method === 'string') return !('id' in m) || validId ? (clean as JSONRPCMessage) : undefined;
+  return validId && ('result' in m || 'error' in m) ? (clean as JSONRPCMessage) : undefined;
 }
 
 // Structural checks, not schema parses: incoming messages were validated once on arrival, and outgoing
@@ -68,9 +85,13 @@ export class NativeHttpTransport implements SessionTransport {
   private keepAlive: NodeJS.Timeout | undefined;
   private closed = false;
   private initialized = false;
+  /** The revision the session negotiated (read off the initialize result). */
+  private revision: string | undefined;
+  private readonly limits: NativeTransportLimits;
 
-  constructor(sessionId: string) {
+  constructor(sessionId: string, limits: NativeTransportLimits = DEFAULT_LIMITS) {
     this.sessionId = sessionId;
+    this.limits = limits;
   }
 
   async start(): Promise<void> {}
@@ -113,13 +134,25 @@ export class NativeHttpTransport implements SessionTransport {
     }
     const batch = Array.isArray(body);
     const raw: unknown[] = batch ? body : [body];
+    if (
+      batch &&
+      (this.revision !== BATCH_REVISION || raw.length === 0 || raw.length > this.limits.maxBatch)
+    ) {
+      const why =
+        this.revision !== BATCH_REVISION
+          ? `JSON-RPC batches are not part of MCP ${this.revision ?? 'before initialize'}`
+          : `a batch must hold 1 to ${this.limits.maxBatch} messages`;
+      this.error(res, 400, -32600, `Invalid Request: ${why}`);
+      return;
+    }
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
-      if (!isJsonRpcMessage(item)) {
-        this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      const message = toJsonRpcMessage(item);
+      if (message === undefined) {
+        this.error(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
         return;
       }
-      messages.push(item);
+      messages.push(message);
     }
     const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
     if (initializes > 0 && (this.initialized || messages.length > 1)) {
@@ -127,16 +160,21 @@ export class NativeHttpTransport implements SessionTransport {
       return;
     }
     if (initializes > 0) this.initialized = true;
-    const extra = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
-      for (const message of messages) this.onmessage?.(message, extra);
+      for (const message of messages) this.onmessage?.(message);
+      return;
+    }
+    // Two requests in flight with one id would receive each other's results: refuse the second.
+    const ids = requests.map((r) => r.id);
+    if (ids.some((id) => this.exchanges.has(id)) || new Set(ids).size !== ids.length) {
+      this.error(res, 400, -32600, 'Invalid Request: a request with this id is already in flight');
       return;
     }
     const exchange: PostExchange = {
       res,
-      ids: requests.map((r) => r.id),
+      ids,
       responses: new Map(),
       mode: 'pending',
       batch,
@@ -147,7 +185,7 @@ export class NativeHttpTransport implements SessionTransport {
       exchange.mode = 'done';
       for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
     });
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) this.onmessage?.(message);
   }
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
@@ -172,8 +210,11 @@ export class NativeHttpTransport implements SessionTransport {
     });
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const message = this.bounded(original);
     const response = isResponse(message);
+    // The first response of a session is the initialize result: it names the negotiated revision.
+    if (response && this.revision === undefined) this.noteRevision(message);
     const relatedId = response ? message.id : options?.relatedRequestId;
     if (relatedId === undefined) {
       // Unrelated server messages go on the GET stream; without one they have nowhere to go.
@@ -199,6 +240,27 @@ export class NativeHttpTransport implements SessionTransport {
       exchange.res.end(JSON.stringify(payload));
     }
     exchange.mode = 'done';
+  }
+
+  /** A response over the byte bound is replaced by an error, so no single answer can exhaust memory. */
+  private bounded(message: JSONRPCMessage): JSONRPCMessage {
+    if (!isResponse(message) || !('result' in message)) return message;
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    if (bytes <= this.limits.maxResponseBytes) return message;
+    return {
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: -32603,
+        message: `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes})`,
+        data: { reason: 'RESPONSE_TOO_LARGE' },
+      },
+    };
+  }
+
+  private noteRevision(message: JSONRPCMessage): void {
+    const result = 'result' in message ? (message.result as { protocolVersion?: unknown }) : undefined;
+    if (typeof result?.protocolVersion === 'string') this.revision = result.protocolVersion;
   }
 
   private toSse(exchange: PostExchange): void {

@@ -1,9 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { RunnerError, type RunRequest } from '@skillgate/runner';
-import type { Catalog, CatalogSkill, SkillFile, ToolView } from '@skillgate/skills';
+import type { Catalog, CatalogSkill, RunInput, SkillFile, ToolKind, ToolTarget } from '@skillgate/skills';
+import type { z } from 'zod';
+import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
-import type { GatewayRuntime, SessionContext } from './runtime.js';
-import { parseArguments, type RunInput } from './toolArguments.js';
+import type { GatewayRuntime } from './runtime.js';
 import { readSkillFile, runResultToTool, toolError } from './toolResults.js';
 
 /** What a tool call may do besides returning: notify its own response stream. */
@@ -16,111 +17,126 @@ export interface CallExtras {
 /** The outcome label of a tool call for metrics and the audit log. */
 export type CallOutcome = 'ok' | 'tool_error' | 'locked';
 
+/** A finished tool call, with the labels metrics and the audit log use. */
+export interface CallDone {
+  readonly result: CallToolResult;
+  readonly kind: ToolKind;
+  readonly outcome: CallOutcome;
+}
+
+/** One resolved call: the catalog snapshot it runs against, who called, and what. */
 interface Call {
   readonly runtime: GatewayRuntime;
-  readonly ctx: SessionContext;
+  readonly audience: Audience;
   readonly catalog: Catalog;
-  readonly view: ToolView;
   readonly name: string;
   readonly extras: CallExtras;
 }
 
-/** Runs one tools/call: resolves the name by map lookup, checks visibility, dispatches by kind. */
+type Handler<K extends ToolKind> = (
+  call: Call,
+  target: ToolTarget & { readonly kind: K },
+  args: unknown,
+) => Promise<CallToolResult>;
+
+/**
+ * Runs one tools/call: the name is resolved once, the disclosure policy decides whether the caller may
+ * call it, and the handler of its kind validates the arguments once and does the work. Unknown tools and
+ * bad arguments throw GatewayError (JSON-RPC errors); everything a model can act on is a tool result.
+ */
 export async function callTool(
   runtime: GatewayRuntime,
-  ctx: SessionContext,
+  audience: Audience,
   name: string,
   args: unknown,
   extras: CallExtras,
-): Promise<{ result: CallToolResult; kind: string; outcome: CallOutcome }> {
+): Promise<CallDone> {
   // One catalog snapshot per call: a reload during the call does not change what it runs.
   const catalog = runtime.catalogs.current;
-  const view: ToolView = {
-    disclosure: ctx.record.disclosure as ToolView['disclosure'],
-    unlocked: await runtime.store.unlocked(ctx.record.scopeKey),
-    allowed: runtime.policy.allowedSkills(ctx.principal, catalog),
-  };
-  const target = catalog.resolve(name);
-  if (target === undefined) throw new GatewayError('UNKNOWN_TOOL', `Unknown tool: ${name}`);
-  if (!catalog.isVisible(name, view)) {
-    const lockedSkill =
-      'skill' in target && target.kind !== 'get_info' ? catalog.skills.get(target.skill) : undefined;
-    const usable =
-      lockedSkill !== undefined && (view.allowed === undefined || view.allowed.has(lockedSkill.skill.name));
-    if (usable && view.disclosure === 'namespaced') {
-      return {
-        kind: target.kind,
-        outcome: 'locked',
-        result: toolError(
-          `Tool ${name} belongs to skill "${lockedSkill.skill.name}", which is locked in this session. ` +
-            `Call ${lockedSkill.getInfoTool.name} first to read its instructions and unlock its tools.`,
-        ),
-      };
-    }
-    throw new GatewayError('UNKNOWN_TOOL', `Unknown tool: ${name}`);
+  const decision = await runtime.disclosure.decideCall(catalog, audience, name);
+  if (decision.kind === 'unknown') throw new GatewayError('UNKNOWN_TOOL', `Unknown tool: ${name}`);
+  if (decision.kind === 'locked') {
+    const { skill } = decision;
+    return {
+      kind: catalog.resolve(name)?.kind ?? 'read',
+      outcome: 'locked',
+      result: toolError(
+        `Tool ${name} belongs to skill "${skill.skill.name}", which is locked in this session. ` +
+          `Call ${skill.getInfoTool.name} first to read its instructions and unlock its tools.`,
+      ),
+    };
   }
-  const call: Call = { runtime, ctx, catalog, view, name, extras };
-  const { schemas } = runtime;
-  let result: CallToolResult;
-  switch (target.kind) {
-    case 'get_info': {
-      parseArguments(schemas.none, name, args);
-      result = await getInfo(call, requireSkill(catalog, target.skill), 'namespaced');
-      break;
-    }
-    case 'read':
-      parseArguments(schemas.none, name, args);
-      result = await readSkillFile(target.skill, target.file, readLimits(runtime));
-      break;
-    case 'run':
-      result = await runScript(call, target.skill, target.file, parseArguments(schemas.run, name, args));
-      break;
-    case 'run_async':
-      result = await startJob(call, target.skill, target.file, parseArguments(schemas.runAsync, name, args));
-      break;
-    case 'get_async_status': {
-      const input = parseArguments(schemas.jobStatus, name, args);
-      result = jobResult(call, () => runtime.jobs.status(ctx.record.scopeKey, input.job_id, input.tail));
-      break;
-    }
-    case 'cancel_async': {
-      const input = parseArguments(schemas.jobCancel, name, args);
-      result = jobResult(call, () => runtime.jobs.cancel(ctx.record.scopeKey, input.job_id));
-      break;
-    }
-    case 'load_skill': {
-      const input = parseArguments(schemas.loadSkill, name, args);
-      const entry = findSkill(call, input.name);
-      result = entry === undefined ? unknownSkill(call, input.name) : await getInfo(call, entry, 'universal');
-      break;
-    }
-    case 'list_skill_files': {
-      const input = parseArguments(schemas.listSkillFiles, name, args);
-      const entry = findSkill(call, input.skill);
-      result = entry === undefined ? unknownSkill(call, input.skill) : listFiles(entry);
-      break;
-    }
-    case 'read_skill_file': {
-      const input = parseArguments(schemas.readSkillFile, name, args);
-      const found = findFile(call, input.skill, input.path);
-      result =
-        'error' in found ? found.error : await readSkillFile(input.skill, found.file, readLimits(runtime));
-      break;
-    }
-    case 'run_skill_script': {
-      const { skill, path, async: runAsync, ...input } = parseArguments(schemas.runSkillScript, name, args);
-      const found = findFile(call, skill, path);
-      if ('error' in found) result = found.error;
-      else if (!found.file.isScript)
-        result = toolError(`${path} is not a script: only files under scripts/ can be run.`);
-      else if (runAsync === true && runtime.config.skills.async_enabled)
-        result = await startJob(call, skill, found.file, input);
-      else result = await runScript(call, skill, found.file, input);
-      break;
-    }
-  }
+  const call: Call = { runtime, audience, catalog, name, extras };
+  const { target } = decision;
+  const handler = HANDLERS[target.kind] as Handler<typeof target.kind>;
+  const result = await handler(call, target, args);
   return { result, kind: target.kind, outcome: result.isError === true ? 'tool_error' : 'ok' };
 }
+
+/** Parses tool arguments or throws INVALID_ARGUMENTS naming each bad field. */
+function parseArguments<T>(schema: z.ZodType<T>, toolName: string, input: unknown): T {
+  // An omitted `arguments` is an empty object; anything else (null, an array) must be an object.
+  const result = schema.safeParse(input === undefined ? {} : input);
+  if (result.success) return result.data;
+  const details = result.error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'arguments'}: ${issue.message}`)
+    .join('; ');
+  throw new GatewayError('INVALID_ARGUMENTS', `Invalid arguments for tool ${toolName}: ${details}`);
+}
+
+const inputs = (call: Call) => call.catalog.inputs.validators;
+
+const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
+  async get_info(call, target, args) {
+    parseArguments(inputs(call).none, call.name, args);
+    return skillInfo(call, requireSkill(call.catalog, target.skill));
+  },
+  async read(call, target, args) {
+    parseArguments(inputs(call).none, call.name, args);
+    return readSkillFile(target.skill, target.file, readLimits(call.runtime));
+  },
+  async run(call, target, args) {
+    return runScript(call, target.skill, target.file, parseArguments(inputs(call).run, call.name, args));
+  },
+  async run_async(call, target, args) {
+    return startJob(call, target.skill, target.file, parseArguments(inputs(call).runAsync, call.name, args));
+  },
+  async get_async_status(call, _target, args) {
+    const input = parseArguments(inputs(call).jobStatus, call.name, args);
+    return jobResult(call, () => call.runtime.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
+  },
+  async cancel_async(call, _target, args) {
+    const input = parseArguments(inputs(call).jobCancel, call.name, args);
+    return jobResult(call, () => call.runtime.jobs.cancel(call.audience.scopeKey, input.job_id));
+  },
+  async load_skill(call, _target, args) {
+    const input = parseArguments(inputs(call).loadSkill, call.name, args);
+    const entry = usable(call, input.name);
+    return entry === undefined ? unknownSkill(call, input.name) : skillInfo(call, entry);
+  },
+  async list_skill_files(call, _target, args) {
+    const input = parseArguments(inputs(call).listSkillFiles, call.name, args);
+    const entry = usable(call, input.skill);
+    return entry === undefined ? unknownSkill(call, input.skill) : listFiles(entry);
+  },
+  async read_skill_file(call, _target, args) {
+    const input = parseArguments(inputs(call).readSkillFile, call.name, args);
+    const found = findFile(call, input.skill, input.path);
+    return 'error' in found ? found.error : readSkillFile(input.skill, found.file, readLimits(call.runtime));
+  },
+  async run_skill_script(call, _target, args) {
+    const parsed = parseArguments(inputs(call).runSkillScript, call.name, args);
+    const { skill, path, ...rest } = parsed;
+    const { async: runAsync, ...input } = rest as typeof rest & { async?: boolean };
+    const found = findFile(call, skill, path);
+    if ('error' in found) return found.error;
+    if (!found.file.isScript)
+      return toolError(`${path} is not a script: only files under scripts/ can be run.`);
+    return runAsync === true
+      ? startJob(call, skill, found.file, input)
+      : runScript(call, skill, found.file, input);
+  },
+};
 
 const readLimits = (runtime: GatewayRuntime) => ({
   maxTextBytes: runtime.config.resources.max_text_bytes,
@@ -133,49 +149,36 @@ function requireSkill(catalog: Catalog, skill: string): CatalogSkill {
   return entry;
 }
 
-/** A skill the session's principal may use, by name (universal mode). */
-function findSkill(call: Call, skill: string): CatalogSkill | undefined {
-  const entry = call.catalog.skills.get(skill);
-  if (entry === undefined) return undefined;
-  return call.view.allowed === undefined || call.view.allowed.has(skill) ? entry : undefined;
-}
+const usable = (call: Call, skill: string) =>
+  call.runtime.disclosure.usableSkill(call.catalog, call.audience.principal, skill);
 
 function unknownSkill(call: Call, skill: string): CallToolResult {
-  const names = [...call.catalog.skills.keys()].filter(
-    (n) => call.view.allowed === undefined || call.view.allowed.has(n),
-  );
+  const names = call.runtime.disclosure.usableSkillNames(call.catalog, call.audience.principal);
   return toolError(`Unknown skill "${skill}". Available skills: ${names.join(', ') || '(none)'}.`);
 }
 
 /** Looks a file up by its exact catalog path, never by joining paths, so `..` tricks find nothing. */
 function findFile(call: Call, skill: string, path: string): { file: SkillFile } | { error: CallToolResult } {
-  const entry = findSkill(call, skill);
+  const entry = usable(call, skill);
   if (entry === undefined) return { error: unknownSkill(call, skill) };
   const names = entry.toolNames.get(path);
   const target = names === undefined ? undefined : call.catalog.resolve(names.read);
   if (target === undefined || !('file' in target)) {
-    return {
-      error: toolError(`Skill "${skill}" has no file "${path}". Call list_skill_files to see its files.`),
-    };
+    return { error: toolError(`Skill "${skill}" has no file "${path}". Its instructions list its files.`) };
   }
   return { file: target.file };
 }
 
-async function getInfo(
-  call: Call,
-  entry: CatalogSkill,
-  mode: 'namespaced' | 'universal',
-): Promise<CallToolResult> {
-  const { runtime, ctx } = call;
-  const first = await runtime.store.unlock(ctx.record.scopeKey, entry.skill.name);
-  if (first) {
+/** get_info / load_skill: the skill's instructions for this audience, unlocking where that matters. */
+async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResult> {
+  const { runtime, audience } = call;
+  const effect = runtime.disclosure.unlockEffect(audience);
+  if (effect.record && (await runtime.store.unlock(audience.scopeKey, entry.skill.name))) {
     runtime.metrics.inc('skillgate_unlocks_total');
-    // Only namespaced sessions see new tools after an unlock; one notification, on this request's stream.
-    if (call.view.disclosure === 'namespaced') await call.extras.notifyToolsChanged();
+    // One notification, on this request's stream, so clients without a GET stream get it too.
+    if (effect.notify) await call.extras.notifyToolsChanged();
   }
-  return {
-    content: [{ type: 'text', text: mode === 'universal' ? entry.loadSkillText : entry.getInfoText }],
-  };
+  return { content: [{ type: 'text', text: runtime.disclosure.infoText(entry, audience) }] };
 }
 
 function listFiles(entry: CatalogSkill): CallToolResult {
@@ -192,7 +195,7 @@ function listFiles(entry: CatalogSkill): CallToolResult {
   };
 }
 
-function runRequest(call: Call, skill: string, file: SkillFile, input: RunInput): RunRequest {
+function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<RunInput>): RunRequest {
   const entry = requireSkill(call.catalog, skill);
   return {
     skillName: skill,
@@ -203,7 +206,7 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: RunInput)
     stdin: input.stdin,
     timeoutSeconds: input.timeout,
     tailLines: input.tail,
-    principal: call.ctx.principal.name,
+    principal: call.audience.principal.name,
     signal: call.extras.signal,
   };
 }
@@ -217,7 +220,7 @@ async function runScript(
   call: Call,
   skill: string,
   file: SkillFile,
-  input: RunInput,
+  input: Partial<RunInput>,
 ): Promise<CallToolResult> {
   const { metrics } = call.runtime;
   try {
@@ -244,12 +247,12 @@ async function startJob(
   call: Call,
   skill: string,
   file: SkillFile,
-  input: RunInput,
+  input: Partial<RunInput>,
 ): Promise<CallToolResult> {
   // The job outlives this request, so it must not be tied to the request's abort signal.
   const request = { ...runRequest(call, skill, file, input), signal: undefined };
   try {
-    const { job_id } = await call.runtime.jobs.start(call.ctx.record.scopeKey, request);
+    const { job_id } = await call.runtime.jobs.start(call.audience.scopeKey, request);
     call.runtime.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
     return {
       content: [
@@ -265,7 +268,10 @@ async function startJob(
   }
 }
 
-function jobResult(call: Call, read: () => ReturnType<GatewayRuntime['jobs']['status']>): CallToolResult {
+async function jobResult(
+  call: Call,
+  read: () => ReturnType<GatewayRuntime['jobs']['status']>,
+): Promise<CallToolResult> {
   try {
     const status = read();
     return {
@@ -274,7 +280,8 @@ function jobResult(call: Call, read: () => ReturnType<GatewayRuntime['jobs']['st
     };
   } catch (error) {
     if (error instanceof RunnerError && error.code === 'JOB_NOT_FOUND') {
-      return toolError(`No job with that id in this ${call.runtime.config.sessions.scope}.`);
+      const owner = call.audience.scopeKey.startsWith('principal:') ? 'principal' : 'session';
+      return toolError(`No job with that id in this ${owner}.`);
     }
     return runnerFailure(error);
   }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RunResult } from '@skillgate/runner';
 import type { SkillFile } from '@skillgate/skills';
 

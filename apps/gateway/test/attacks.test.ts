@@ -89,17 +89,33 @@ describe('malformed requests', () => {
 });
 
 describe('JSON-RPC batches', () => {
-  it('answers every request of a batch, each with its own id', async () => {
+  const batch = [
+    { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
+    { jsonrpc: '2.0', id: 'b', method: 'ping' },
+    { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'nope', arguments: {} } },
+  ];
+
+  it('refuses batches in sessions of revisions without them, and empty or bare batches', async () => {
     const session = await openSession(gw.url, auth(TOKEN_A));
-    const response = await post(
+    const inSession = await post(gw.url, batch, { ...auth(TOKEN_A), 'mcp-session-id': session });
+    expect(inSession.status).toBe(400);
+    expect(await inSession.json()).toMatchObject({ error: { code: -32600 } });
+    for (const body of [[], batch]) {
+      const bare = await post(gw.url, body, auth(TOKEN_A));
+      expect(bare.status).toBe(400);
+      expect(await bare.json()).toMatchObject({ error: { code: -32600 } });
+    }
+  });
+
+  it('answers every request of a batch in a 2025-03-26 session, each with its own id', async () => {
+    const init = await post(
       gw.url,
-      [
-        { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
-        { jsonrpc: '2.0', id: 'b', method: 'ping' },
-        { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'nope', arguments: {} } },
-      ],
-      { ...auth(TOKEN_A), 'mcp-session-id': session },
+      { ...initializeBody(), params: { ...initializeBody().params, protocolVersion: '2025-03-26' } },
+      auth(TOKEN_A),
     );
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    const response = await post(gw.url, batch, { ...auth(TOKEN_A), 'mcp-session-id': session });
     const messages = await messagesOf(response);
     const flat = messages.flatMap((m) => (Array.isArray(m) ? m : [m])) as Array<Record<string, unknown>>;
     expect(flat.map((m) => m.id).sort()).toEqual(['a', 'b', 'c']);
@@ -152,18 +168,33 @@ describe('hostile tool calls', () => {
     await expect(call).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(field) });
   });
 
-  it('refuses arguments on a read tool and a get_info tool', async () => {
-    await expect(
-      attacker.client.callTool({
-        name: 'skill_gateway-probe_read_notes_md',
-        arguments: { path: '/etc/passwd' },
-      }),
-    ).rejects.toMatchObject({ code: -32602 });
-    await expect(
-      attacker.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: { x: 1 } }),
-    ).rejects.toMatchObject({
-      code: -32602,
+  it('ignores arguments on a read tool and a get_info tool: a path argument never redirects a read', async () => {
+    const read = await attacker.client.callTool({
+      name: 'skill_gateway-probe_read_notes_md',
+      arguments: { path: '/etc/passwd' },
     });
+    expect(textOf(read)).not.toContain('root:');
+    expect(read.isError).not.toBe(true);
+    const info = await attacker.client.callTool({
+      name: 'skill_gateway-probe_get_info',
+      arguments: { x: 1 },
+    });
+    expect(textOf(info)).toContain('skill_gateway-probe_read_notes_md');
+  });
+
+  it.each([
+    ['an array', ['a']],
+    ['null', null],
+    ['a NUL byte in args', { args: ['a\u0000b'] }],
+  ])('answers %s as arguments of a run tool with -32602 naming the field', async (_label, args) => {
+    const response = await attacker.client
+      .callTool({ name: 'skill_gateway-probe_run_env_py', arguments: args as Record<string, unknown> })
+      .then(
+        () => undefined,
+        (error: { code: number; message: string }) => error,
+      );
+    expect(response?.code).toBe(-32602);
+    expect(response?.message).not.toContain('MCP error -32602: MCP error');
   });
 
   it("caps one principal's concurrent scripts with a clear tool error while another principal's script runs", async () => {

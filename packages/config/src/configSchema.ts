@@ -1,6 +1,8 @@
+import { DISCLOSURES, MIN_NAME_LENGTH } from '@skillgate/skills';
 import { z } from 'zod';
 
-const DISCLOSURES = ['namespaced', 'universal', 'eager'] as const;
+// The modes are defined once, by the skills library that builds their tool lists.
+const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -40,6 +42,13 @@ const serverSchema = z.strictObject({
       'Extra browser Origin values allowed (exact match); loopback origins are allowed when bound to loopback.',
     ),
   body_limit_bytes: count(1024).default(1_048_576).describe('Largest accepted HTTP request body.'),
+  max_batch_size: count(1)
+    .max(1024)
+    .default(16)
+    .describe('Most messages in a JSON-RPC batch (only 2025-03-26 sessions may send batches).'),
+  max_response_bytes: count(65_536)
+    .default(16_777_216)
+    .describe('Largest single JSON-RPC response of a 2025-era session; a larger result becomes an error.'),
   shutdown_grace_seconds: z
     .number()
     .min(0)
@@ -68,7 +77,15 @@ const skillsSchema = z.strictObject({
   disclosure: z
     .enum(DISCLOSURES)
     .default('namespaced')
-    .describe('How sessions see skills: namespaced, universal or eager.'),
+    .describe(
+      'How 2025-era sessions see skills (namespaced, universal, eager or catalog); client profiles override it.',
+    ),
+  modern_disclosure: z
+    .enum(MODERN_DISCLOSURES)
+    .default('catalog')
+    .describe(
+      'How 2026-07-28 requests see skills: catalog, universal or eager (namespaced needs sessions and is refused).',
+    ),
   async_enabled: z
     .boolean()
     .default(false)
@@ -81,14 +98,21 @@ const skillsSchema = z.strictObject({
 });
 
 const toolsSchema = z.strictObject({
-  // 32 = MIN_NAME_LENGTH of @skillgate/skills: a shortened name keeps its role, a hash and some of its parts.
   max_name_length: z
     .number()
     .int()
-    .min(32)
+    // A shortened name must keep its role, a hash and some of its parts (docs/decisions.md).
+    .min(MIN_NAME_LENGTH)
     .max(64)
     .default(48)
     .describe('Longest tool name; a longer name is shortened but keeps skill_, its role and a hash.'),
+  list_ttl_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(86_400_000)
+    .default(60_000)
+    .describe('ttlMs on 2026-07-28 list results: how long a client may cache them.'),
 });
 
 const scriptsSchema = z
@@ -258,8 +282,6 @@ type DeepReadonly<T> = T extends (infer U)[]
 
 /** The validated, frozen config the gateway runs with (snake_case keys, as in the YAML). */
 export type SkillgateConfig = DeepReadonly<z.output<typeof configSchema>>;
-/** How a session is shown skills. */
-export type Disclosure = (typeof DISCLOSURES)[number];
 /** A log level accepted by logging.level and SKILLGATE_LOG_LEVEL. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** One configured bearer token (exactly one of token_env and token_sha256 is set). */

@@ -1,3 +1,5 @@
+import type { Disclosure } from '@skillgate/skills';
+
 /** Stable codes of session store failures. */
 export type SessionErrorCode = 'SESSION_LIMIT' | 'PRINCIPAL_SESSION_LIMIT';
 
@@ -13,7 +15,7 @@ export interface SessionRecord {
   readonly principal: string;
   readonly client: ClientInfo;
   /** Disclosure mode chosen at initialize (config default or a client profile). */
-  readonly disclosure: string;
+  readonly disclosure: Disclosure;
   /** Key that unlocks and jobs are stored under: the session id, or the principal when scope is `principal`. */
   readonly scopeKey: string;
   readonly createdAt: number;

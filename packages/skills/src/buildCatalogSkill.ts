@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { fileToolSuffix } from './fileToolSuffix.js';
 import type { NameRegistry } from './nameRegistry.js';
-import { getInfoText, type ListedTool, loadSkillText } from './skillTexts.js';
+import { catalogInfoText, getInfoText, type ListedTool, loadSkillText } from './skillTexts.js';
+import type { ToolSchemas } from './toolInputs.js';
 import { ASYNC_STATUS_TOOL } from './toolNames.js';
-import type { ToolSchemas } from './toolSchemas.js';
 import type { CatalogSkill, Skill, SkillFile, ToolDefinition, ToolTarget } from './types.js';
 
 /** What building one catalog skill needs from the catalog being built. */
@@ -47,7 +47,7 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
   const getInfoTool: ToolDefinition = {
     name: getInfoName,
     description: skill.description,
-    inputSchema: schemas.getInfo,
+    inputSchema: schemas.none,
   };
 
   const listed: ListedTool[] = [];
@@ -93,5 +93,6 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
     toolNames,
     getInfoText: getInfoText(skill, listed),
     loadSkillText: loadSkillText(skill, context.asyncEnabled),
+    catalogInfoText: catalogInfoText(skill, schemas, context.asyncEnabled),
   };
 }

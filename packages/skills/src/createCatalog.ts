@@ -6,6 +6,7 @@ import { sanitizeName } from './sanitizeName.js';
 import { buildSharedTools } from './sharedTools.js';
 import { shortHash } from './shortHash.js';
 import { SkillsError } from './skillsError.js';
+import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -15,7 +16,6 @@ import {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
-import { buildToolSchemas } from './toolSchemas.js';
 import { createToolViews } from './toolViews.js';
 import type { Catalog, CatalogOptions, CatalogSkill, Problem, Skill, ToolTarget } from './types.js';
 
@@ -40,7 +40,7 @@ function checkOptions(options: CatalogOptions): void {
 }
 
 /**
- * Builds the immutable tool catalog (DESIGN §3–§4): every name, target, definition and text is computed
+ * Builds the immutable tool catalog (docs/disclosure.md): every name, target, definition and text is computed
  * here once, so that tools/list and tools/call only look things up.
  */
 export function createCatalog(skills: readonly Skill[], options: CatalogOptions): Catalog {
@@ -48,7 +48,11 @@ export function createCatalog(skills: readonly Skill[], options: CatalogOptions)
   const { asyncEnabled } = options;
   const problems: Problem[] = [...(options.problems ?? [])];
   const registry = createNameRegistry(options.maxNameLength, problems);
-  const schemas = deepFreeze(buildToolSchemas(options.maxTimeoutSeconds, asyncEnabled));
+  const inputs = buildToolInputs(
+    { ...DEFAULT_ARGUMENT_LIMITS, ...options.argumentLimits, maxTimeoutSeconds: options.maxTimeoutSeconds },
+    asyncEnabled,
+  );
+  const schemas = deepFreeze(inputs.schemas);
   const shared = deepFreeze(buildSharedTools(schemas, asyncEnabled));
   const targets = new Map<string, ToolTarget>();
   // Shared names are reserved even when async is off, so that toggling it never renames a skill tool.
@@ -70,15 +74,16 @@ export function createCatalog(skills: readonly Skill[], options: CatalogOptions)
   }
   for (const target of targets.values()) deepFreeze(target);
 
-  const { listTools, isVisible } = createToolViews({ entries, targets, shared, schemas });
+  const { listTools, access } = createToolViews({ entries, targets, shared, schemas });
 
   return Object.freeze({
     skills: entries,
     problems: Object.freeze(problems),
     asyncEnabled,
+    inputs: Object.freeze(inputs),
     resolve: (toolName: string) => targets.get(toolName),
     listTools,
-    isVisible,
+    access,
   });
 }
 

@@ -6,6 +6,8 @@ export { renderSummary } from './renderSummary.js';
 export { sanitizeName } from './sanitizeName.js';
 export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
 export { SkillsError } from './skillsError.js';
+export type { ArgumentLimits, RunInput, ToolInputs, ToolInputValidators, ToolSchemas } from './toolInputs.js';
+export { DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 export {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -31,6 +33,7 @@ export type {
   SkillMdFields,
   SkillsErrorCode,
   SummaryFormat,
+  ToolAccess,
   ToolDefinition,
   ToolInputSchema,
   ToolKind,
@@ -38,3 +41,4 @@ export type {
   ToolView,
   Validation,
 } from './types.js';
+export { DISCLOSURES } from './types.js';

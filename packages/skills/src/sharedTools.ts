@@ -1,3 +1,4 @@
+import type { ToolSchemas } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -6,15 +7,16 @@ import {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
-import type { ToolSchemas } from './toolSchemas.js';
 import type { CatalogSkill, ToolDefinition } from './types.js';
 
-/** The tools that belong to no skill: the async pair and the fixed universal-mode tools. */
+/** The tools that belong to no skill: the async pair and the fixed universal/catalog-mode tools. */
 export interface SharedTools {
   /** Status then cancel; empty when async is disabled. */
   readonly async: readonly ToolDefinition[];
   /** list_skill_files, read_skill_file, run_skill_script (load_skill depends on the view, see loadSkillTool). */
   readonly universal: readonly ToolDefinition[];
+  /** read_skill_file, run_skill_script: the calls catalog-mode get_info texts name. */
+  readonly catalog: readonly ToolDefinition[];
 }
 
 const readOnly = { readOnlyHint: true };
@@ -37,6 +39,17 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
       ]
     : [];
   const runNote = asyncEnabled ? ' Set async to start it in the background and get a job_id.' : '';
+  const readFile: ToolDefinition = {
+    name: READ_SKILL_FILE_TOOL,
+    description: "Read a file of a skill by its path, as listed in the skill's instructions.",
+    inputSchema: schemas.readSkillFile,
+    annotations: readOnly,
+  };
+  const runScript: ToolDefinition = {
+    name: RUN_SKILL_SCRIPT_TOOL,
+    description: `Run a script (a file under scripts/) of a skill. Arguments are passed as argv, never through a shell.${runNote}`,
+    inputSchema: schemas.runSkillScript,
+  };
   return {
     async,
     universal: [
@@ -46,18 +59,10 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
         inputSchema: schemas.listSkillFiles,
         annotations: readOnly,
       },
-      {
-        name: READ_SKILL_FILE_TOOL,
-        description: 'Read a file of a skill by its path as listed by list_skill_files.',
-        inputSchema: schemas.readSkillFile,
-        annotations: readOnly,
-      },
-      {
-        name: RUN_SKILL_SCRIPT_TOOL,
-        description: `Run a script (a file under scripts/) of a skill. Arguments are passed as argv, never through a shell.${runNote}`,
-        inputSchema: schemas.runSkillScript,
-      },
+      readFile,
+      runScript,
     ],
+    catalog: [readFile, runScript],
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ToolSchemas } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -31,6 +32,35 @@ export function getInfoText(skill: Skill, tools: readonly ListedTool[]): string 
     );
   }
   return withBody(skill, `## Tools of skill "${skill.name}" (call by exact name)\n${lines.join('\n')}`);
+}
+
+/**
+ * get_info text in catalog mode: the body, then for every file the exact universal call that reads or runs
+ * it, with the input schema, so that nothing needs to appear in the tool list (docs/disclosure.md).
+ */
+export function catalogInfoText(skill: Skill, schemas: ToolSchemas, asyncEnabled: boolean): string {
+  if (skill.files.length === 0) return withBody(skill, `Skill "${skill.name}" has no files.`);
+  const name = JSON.stringify(skill.name);
+  const lines: string[] = [];
+  for (const f of skill.files) {
+    const path = JSON.stringify(f.path);
+    lines.push(
+      `- ${f.path} (${f.size} bytes): read ${READ_SKILL_FILE_TOOL} {"skill":${name},"path":${path}}`,
+    );
+    if (f.isScript) {
+      lines.push(`  run ${RUN_SKILL_SCRIPT_TOOL} {"skill":${name},"path":${path},"args":[]}`);
+    }
+  }
+  lines.push(`${READ_SKILL_FILE_TOOL} input ${JSON.stringify(schemas.readSkillFile)}`);
+  if (skill.files.some((f) => f.isScript)) {
+    lines.push(`${RUN_SKILL_SCRIPT_TOOL} input ${JSON.stringify(schemas.runSkillScript)}`);
+    if (asyncEnabled) {
+      lines.push(
+        `With "async":true a run starts in the background: poll ${ASYNC_STATUS_TOOL} {"job_id":"..."}, stop ${ASYNC_CANCEL_TOOL} {"job_id":"..."}.`,
+      );
+    }
+  }
+  return withBody(skill, `## Files of skill "${skill.name}" (call exactly as shown)\n${lines.join('\n')}`);
 }
 
 /** load_skill text (universal): the body, then the file list and how to read or run a file. */

@@ -1,7 +1,7 @@
 import { deepFreeze } from './deepFreeze.js';
 import { loadSkillTool, type SharedTools } from './sharedTools.js';
-import type { ToolSchemas } from './toolSchemas.js';
-import type { Catalog, CatalogSkill, ToolDefinition, ToolTarget, ToolView } from './types.js';
+import type { ToolSchemas } from './toolInputs.js';
+import type { Catalog, CatalogSkill, ToolAccess, ToolDefinition, ToolTarget, ToolView } from './types.js';
 import { viewCache } from './viewCache.js';
 
 /** The built pieces of a catalog that the views filter. */
@@ -14,10 +14,11 @@ export interface ToolViewSource {
 }
 
 /**
- * listTools and isVisible of a catalog (DESIGN §4). Lists that depend only on (mode, allowed) are built
- * once and cached; a namespaced view with unlocks concatenates precomputed arrays.
+ * listTools and access of a catalog: which tools each disclosure mode lists and lets a caller call
+ * (docs/disclosure.md). Lists that depend only on (mode, allowed) are built once and cached; a namespaced
+ * view with unlocks concatenates precomputed arrays.
  */
-export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTools' | 'isVisible'> {
+export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTools' | 'access'> {
   const { entries, targets, shared, schemas } = source;
   const order = new Map([...entries.keys()].map((name, index) => [name, index]));
   const withScripts = new Set(
@@ -31,7 +32,7 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
   const allowedHasScripts = viewCache((allowed) =>
     allowedEntries(allowed).some((e) => withScripts.has(e.skill.name)),
   );
-  const namespacedBase = viewCache((allowed) =>
+  const getInfoTools = viewCache((allowed) =>
     Object.freeze(allowedEntries(allowed).map((e) => e.getInfoTool)),
   );
   const eagerList = viewCache((allowed) => {
@@ -43,6 +44,13 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
       deepFreeze(loadSkillTool(allowedEntries(allowed), schemas)),
       ...shared.universal,
       ...shared.async,
+    ]),
+  );
+  const catalogList = viewCache((allowed) =>
+    Object.freeze([
+      ...getInfoTools(allowed),
+      ...shared.catalog,
+      ...(allowedHasScripts(allowed) ? shared.async : []),
     ]),
   );
 
@@ -61,35 +69,50 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
   };
 
   const listTools = (view: ToolView): readonly ToolDefinition[] => {
-    if (view.disclosure === 'universal') return universalList(view.allowed);
-    if (view.disclosure === 'eager') return eagerList(view.allowed);
-    const base = namespacedBase(view.allowed);
-    const unlocked = unlockedEntries(view);
-    if (unlocked.length === 0) return base;
-    const tools = base.concat(...unlocked.map((e) => e.tools));
-    return Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
-  };
-
-  const isVisible = (toolName: string, view: ToolView): boolean => {
-    const target = targets.get(toolName);
-    if (target === undefined) return false;
-    switch (target.kind) {
-      case 'load_skill':
-      case 'list_skill_files':
-      case 'read_skill_file':
-      case 'run_skill_script':
-        return view.disclosure === 'universal';
-      case 'get_async_status':
-      case 'cancel_async':
-        if (view.disclosure === 'universal') return true;
-        return view.disclosure === 'eager' ? allowedHasScripts(view.allowed) : anyUnlockedScripts(view);
-      case 'get_info':
-        return view.disclosure !== 'universal' && isAllowed(target.skill, view.allowed);
-      default:
-        if (view.disclosure === 'universal' || !isAllowed(target.skill, view.allowed)) return false;
-        return view.disclosure === 'eager' || view.unlocked.has(target.skill);
+    switch (view.disclosure) {
+      case 'universal':
+        return universalList(view.allowed);
+      case 'eager':
+        return eagerList(view.allowed);
+      case 'catalog':
+        return catalogList(view.allowed);
+      case 'namespaced': {
+        const base = getInfoTools(view.allowed);
+        const unlocked = unlockedEntries(view);
+        if (unlocked.length === 0) return base;
+        const tools = base.concat(...unlocked.map((e) => e.tools));
+        return Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
+      }
     }
   };
 
-  return { listTools, isVisible };
+  const access = (toolName: string, view: ToolView): ToolAccess => {
+    const target = targets.get(toolName);
+    if (target === undefined) return 'hidden';
+    const mode = view.disclosure;
+    const callable = (yes: boolean): ToolAccess => (yes ? 'callable' : 'hidden');
+    switch (target.kind) {
+      case 'load_skill':
+      case 'list_skill_files':
+        return callable(mode === 'universal');
+      case 'read_skill_file':
+      case 'run_skill_script':
+        return callable(mode === 'universal' || mode === 'catalog');
+      case 'get_async_status':
+      case 'cancel_async':
+        if (mode === 'universal') return 'callable';
+        if (mode === 'eager' || mode === 'catalog') return callable(allowedHasScripts(view.allowed));
+        return callable(anyUnlockedScripts(view));
+      case 'get_info':
+        return callable(mode !== 'universal' && isAllowed(target.skill, view.allowed));
+      default:
+        // A skill's run/read tools: listed in eager mode, and in namespaced mode once the skill is unlocked.
+        if (!isAllowed(target.skill, view.allowed)) return 'hidden';
+        if (mode === 'eager') return 'callable';
+        if (mode !== 'namespaced') return 'hidden';
+        return view.unlocked.has(target.skill) ? 'callable' : 'locked';
+    }
+  };
+
+  return { listTools, access };
 }

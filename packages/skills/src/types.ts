@@ -1,8 +1,13 @@
+import type { ArgumentLimits, ToolInputs } from './toolInputs.js';
+
 /** How strictly SKILL.md files are checked: `strict` refuses a skill with any problem. */
 export type Validation = 'strict' | 'lenient';
 
-/** How a session is shown the catalog (DESIGN §4). */
-export type Disclosure = 'namespaced' | 'universal' | 'eager';
+/** Every disclosure mode, in the order docs list them (docs/disclosure.md). */
+export const DISCLOSURES = ['namespaced', 'universal', 'eager', 'catalog'] as const;
+
+/** How a caller is shown the catalog (docs/disclosure.md). */
+export type Disclosure = (typeof DISCLOSURES)[number];
 
 /** Output formats of the L1 skill summary. */
 export type SummaryFormat = 'markdown' | 'json' | 'xml';
@@ -131,12 +136,14 @@ export interface CatalogSkill {
   readonly getInfoText: string;
   /** load_skill result text for universal sessions: body, then the file listing. */
   readonly loadSkillText: string;
+  /** get_info result text in catalog mode: body, then the exact run_skill_script/read_skill_file calls. */
+  readonly catalogInfoText: string;
 }
 
-/** What one session may see: the catalog is filtered by this, never copied. */
+/** What one caller may see: the catalog is filtered by this, never copied. */
 export interface ToolView {
   readonly disclosure: Disclosure;
-  /** Skill names unlocked by the session (namespaced mode). */
+  /** Skill names unlocked by the session (namespaced mode; empty elsewhere). */
   readonly unlocked: ReadonlySet<string>;
   /** Skill names the principal may use; undefined means every skill. Reuse one Set per principal. */
   readonly allowed?: ReadonlySet<string>;
@@ -150,6 +157,8 @@ export interface CatalogOptions {
   readonly asyncEnabled: boolean;
   /** Upper bound of the `timeout` argument of run tools, in seconds. */
   readonly maxTimeoutSeconds: number;
+  /** The other limits of tool arguments (default DEFAULT_ARGUMENT_LIMITS): enforced and advertised. */
+  readonly argumentLimits?: Omit<ArgumentLimits, 'maxTimeoutSeconds'>;
   /** Problems from loading, carried along so that one object reports everything. */
   readonly problems?: readonly Problem[];
 }
@@ -161,13 +170,18 @@ export interface Catalog {
   /** Loading problems plus tool-name clashes and truncations. */
   readonly problems: readonly Problem[];
   readonly asyncEnabled: boolean;
+  /** The input contract: validators enforced on tools/call and the JSON Schemas advertised from them. */
+  readonly inputs: ToolInputs;
   /** O(1) lookup of a tool name (any mode). */
   resolve(toolName: string): ToolTarget | undefined;
-  /** The tools/list a session with this view sees; cached per (mode, allowed) where possible. */
+  /** The tools/list a caller with this view sees; cached per (mode, allowed) where possible. */
   listTools(view: ToolView): readonly ToolDefinition[];
-  /** True when the session with this view may call the named tool now. */
-  isVisible(toolName: string, view: ToolView): boolean;
+  /** Whether a caller with this view may call the named tool now, must unlock its skill first, or cannot. */
+  access(toolName: string, view: ToolView): ToolAccess;
 }
+
+/** What a view may do with a tool name: call it, unlock its skill first (namespaced), or nothing. */
+export type ToolAccess = 'callable' | 'locked' | 'hidden';
 
 /** Options of loadSkills. */
 export interface LoadSkillsOptions {

@@ -11,7 +11,7 @@ import {
 import { fixture } from './helpers/fixtures.js';
 import { makeSkill } from './helpers/skills.js';
 
-const EMPTY = { type: 'object', properties: {}, additionalProperties: false };
+const EMPTY = { type: 'object' };
 
 async function alphaCatalog(asyncEnabled: boolean): Promise<Catalog> {
   const { skills } = await loadSkills({ roots: [fixture('good')], validation: 'strict' });
@@ -39,10 +39,10 @@ describe('createCatalog: tool definitions and texts', () => {
     expect(run?.inputSchema).toEqual({
       type: 'object',
       properties: {
-        args: { type: 'array', items: { type: 'string' }, description: expect.any(String) },
-        stdin: { type: 'string' },
+        args: { type: 'array', items: { type: 'string' }, maxItems: 256, description: expect.any(String) },
+        stdin: { type: 'string', description: expect.any(String) },
         timeout: { type: 'number', exclusiveMinimum: 0, maximum: 120, description: 'seconds' },
-        tail: { type: 'integer', minimum: 0, description: expect.any(String) },
+        tail: { type: 'integer', minimum: 0, maximum: 100_000, description: expect.any(String) },
       },
       additionalProperties: false,
     });
@@ -60,8 +60,8 @@ describe('createCatalog: tool definitions and texts', () => {
     expect(byName(list, ASYNC_STATUS_TOOL)?.inputSchema).toEqual({
       type: 'object',
       properties: {
-        job_id: { type: 'string' },
-        tail: { type: 'integer', minimum: 0, description: expect.any(String) },
+        job_id: { type: 'string', minLength: 1, maxLength: 256 },
+        tail: { type: 'integer', minimum: 0, maximum: 100_000, description: expect.any(String) },
       },
       required: ['job_id'],
       additionalProperties: false,

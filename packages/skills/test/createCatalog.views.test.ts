@@ -5,6 +5,7 @@ import {
   type Catalog,
   type CatalogOptions,
   createCatalog,
+  DISCLOSURES,
   type Disclosure,
   LIST_SKILL_FILES_TOOL,
   LOAD_SKILL_TOOL,
@@ -130,9 +131,9 @@ describe('createCatalog: what each view lists', () => {
     expect(names(catalog, toolView)).toEqual(expected);
   });
 
-  it('answers isVisible exactly as listTools, for every name and every view', () => {
+  it('answers access exactly as listTools, for every name and every view; only namespaced locks', () => {
     const views: ToolView[] = [];
-    for (const disclosure of ['namespaced', 'eager', 'universal'] as const) {
+    for (const disclosure of DISCLOSURES) {
       for (const unlocked of [[], ['alpha'], ['beta'], ['alpha', 'gamma'], ['nope']]) {
         for (const allowed of [undefined, [], ['alpha'], ['beta'], ['beta', 'gamma']]) {
           views.push(view(disclosure, unlocked, allowed));
@@ -151,13 +152,41 @@ describe('createCatalog: what each view lists', () => {
       for (const toolView of views) {
         const visible = new Set(names(catalog, toolView));
         for (const name of every) {
-          expect(
-            catalog.isVisible(name, toolView),
-            `${name} in ${JSON.stringify([...toolView.unlocked])}`,
-          ).toBe(visible.has(name));
+          const access = catalog.access(name, toolView);
+          const where = `${name} in ${toolView.disclosure} ${JSON.stringify([...toolView.unlocked])}`;
+          expect(access === 'callable', where).toBe(visible.has(name));
+          if (access === 'locked') {
+            const target = catalog.resolve(name);
+            expect(toolView.disclosure, where).toBe('namespaced');
+            expect(target !== undefined && 'skill' in target && !toolView.unlocked.has(target.skill)).toBe(
+              true,
+            );
+          }
         }
       }
     }
+  });
+
+  it('catalog mode lists get_info tools plus read_skill_file and run_skill_script, whatever was unlocked', () => {
+    for (const catalog of [sync, async]) {
+      const base = names(catalog, view('catalog'));
+      expect(base).toEqual([
+        'skill_alpha_get_info',
+        'skill_beta_get_info',
+        'skill_gamma_get_info',
+        READ_SKILL_FILE_TOOL,
+        RUN_SKILL_SCRIPT_TOOL,
+        ...(catalog.asyncEnabled ? ASYNC_PAIR : []),
+      ]);
+      expect(names(catalog, view('catalog', ['alpha', 'beta']))).toEqual(base);
+      // A principal that may use no skill with scripts gets no async pair: nothing could start a job.
+      expect(names(catalog, view('catalog', [], ['beta']))).toEqual([
+        'skill_beta_get_info',
+        READ_SKILL_FILE_TOOL,
+        RUN_SKILL_SCRIPT_TOOL,
+      ]);
+    }
+    expect(sync.access('skill_alpha_run_a_sh', view('catalog', ['alpha']))).toBe('hidden');
   });
 
   it('resolves the shared tools in every catalog, and the async pair only when async is enabled', () => {
@@ -174,7 +203,7 @@ describe('createCatalog: what each view lists', () => {
 
   it('returns the same frozen array for the common views instead of rebuilding it', () => {
     const allowed = new Set(['alpha']);
-    for (const disclosure of ['namespaced', 'eager', 'universal'] as const) {
+    for (const disclosure of DISCLOSURES) {
       const first = sync.listTools({ disclosure, unlocked: new Set() });
       expect(sync.listTools({ disclosure, unlocked: new Set() })).toBe(first);
       const filtered = sync.listTools({ disclosure, unlocked: new Set(), allowed });

@@ -2,7 +2,7 @@ import type { SkillgateConfig } from '@skillgate/config';
 import type { Disclosure } from '@skillgate/skills';
 import picomatch from 'picomatch';
 
-/** Picks a session's disclosure mode from the client name and principal (first matching profile wins). */
+/** Picks a 2025-era session's disclosure mode from the client name and principal (first matching profile wins). */
 export type DisclosurePicker = (clientName: string, principal: string) => Disclosure;
 
 /** Compiles the `clients` profiles once (globs, case-insensitive on the client name). */
@@ -14,9 +14,9 @@ export function createDisclosurePicker(config: SkillgateConfig): DisclosurePicke
         : picomatch(profile.match.name, { nocase: true, dot: true });
     const principal =
       profile.match.principal === undefined ? undefined : picomatch(profile.match.principal, { dot: true });
-    return { name, principal, disclosure: profile.disclosure as Disclosure };
+    return { name, principal, disclosure: profile.disclosure };
   });
-  const fallback = config.skills.disclosure as Disclosure;
+  const fallback: Disclosure = config.skills.disclosure;
   return (clientName, principalName) => {
     for (const p of profiles) {
       if (

@@ -1,0 +1,183 @@
+import type { SessionStore } from '@skillgate/sessions';
+import {
+  type Catalog,
+  type CatalogSkill,
+  type Disclosure,
+  renderSummary,
+  type ToolDefinition,
+  type ToolTarget,
+  type ToolView,
+} from '@skillgate/skills';
+import type { AccessPolicy, Principal } from '../accessPolicy.js';
+import type { CatalogDiff } from './catalogDiff.js';
+
+/** The protocol era of a request: 2025-era sessions (`initialize`) or 2026-07-28 per-request. */
+export type Era = 'legacy' | 'modern';
+
+/** Who is asking, as far as disclosure is concerned. */
+export interface Audience {
+  readonly era: Era;
+  readonly disclosure: Disclosure;
+  readonly principal: Principal;
+  /** Where unlocks and jobs are kept: the session id, or `principal:<name>`. */
+  readonly scopeKey: string;
+  /** The legacy session id, for logs (none on 2026-07-28 requests). */
+  readonly sessionId?: string;
+}
+
+/** What the policy says about one called tool name. */
+export type CallDecision =
+  | { readonly kind: 'callable'; readonly target: ToolTarget }
+  /** A run/read tool of a skill the caller may use but has not unlocked yet (namespaced only). */
+  | { readonly kind: 'locked'; readonly skill: CatalogSkill }
+  /** Nonexistent, or not the caller's: answered identically so that nothing can be probed. */
+  | { readonly kind: 'unknown' };
+
+/** What get_info / load_skill does for this audience. */
+export interface UnlockEffect {
+  /** Record the skill as unlocked (only where it changes what the caller sees). */
+  readonly record: boolean;
+  /** Send tools/list_changed on the calling request's stream after the first unlock. */
+  readonly notify: boolean;
+}
+
+/** Options of createDisclosurePolicy. */
+export interface DisclosurePolicyOptions {
+  readonly access: AccessPolicy;
+  readonly store: SessionStore;
+}
+
+/**
+ * The one rule of who sees and may call what (docs/disclosure.md): listing, calling, instructions and
+ * reload notifications all ask this module, for both eras and every mode.
+ */
+export interface DisclosurePolicy {
+  /** The catalog view of an audience (the one place a ToolView is built). */
+  view(catalog: Catalog, audience: Audience): Promise<ToolView>;
+  /** The tools/list of an audience. */
+  listTools(catalog: Catalog, audience: Audience): Promise<readonly ToolDefinition[]>;
+  /** Whether an audience may call a tool name now. */
+  decideCall(catalog: Catalog, audience: Audience, toolName: string): Promise<CallDecision>;
+  /** A skill by name if the principal may use it (else undefined, exactly as if it did not exist). */
+  usableSkill(catalog: Catalog, principal: Principal, skill: string): CatalogSkill | undefined;
+  /** Names of the skills the principal may use, in catalog order. */
+  usableSkillNames(catalog: Catalog, principal: Principal): readonly string[];
+  /** What reading a skill's instructions does for this audience. */
+  unlockEffect(audience: Audience): UnlockEffect;
+  /** The get_info text this audience gets for a skill. */
+  infoText(entry: CatalogSkill, audience: Audience): string;
+  /** The server instructions: how disclosure works here, then the summary of the usable skills. */
+  instructions(catalog: Catalog, audience: Pick<Audience, 'disclosure' | 'principal'>): string;
+  /** `private` when the principal's token filters what it sees (a shared cache must not reuse it). */
+  cacheScope(catalog: Catalog, principal: Principal): 'public' | 'private';
+  /** Whether a reload (previous -> next, diff) changed what a legacy session lists. */
+  affectedBy(diff: CatalogDiff, previous: Catalog, next: Catalog, audience: Audience): Promise<boolean>;
+}
+
+const HOW: Readonly<Record<Disclosure, string>> = {
+  namespaced:
+    "Each skill starts as one skill_<name>_get_info tool. Calling it returns the skill's instructions and unlocks its run/read tools for this session.",
+  eager:
+    "Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill's instructions before using its tools.",
+  universal:
+    'Call load_skill with a skill name to read its instructions; then use list_skill_files, read_skill_file and run_skill_script.',
+  catalog:
+    "Call a skill_<name>_get_info tool to read that skill's instructions; they name the exact read_skill_file and run_skill_script calls for each of its files.",
+};
+
+const NO_UNLOCKS: ReadonlySet<string> = new Set();
+
+/** Builds the disclosure policy over the access policy (allow-lists) and the session store (unlocks). */
+export function createDisclosurePolicy(options: DisclosurePolicyOptions): DisclosurePolicy {
+  const { access, store } = options;
+  // Instructions are equal for every audience of one (catalog, mode, principal): render each once.
+  const instructionsCache = new WeakMap<Catalog, Map<string, string>>();
+
+  const unlocksMatter = (audience: Audience) =>
+    audience.era === 'legacy' && audience.disclosure === 'namespaced';
+
+  const view = async (catalog: Catalog, audience: Audience): Promise<ToolView> => ({
+    disclosure: audience.disclosure,
+    // Only namespaced sessions have unlocks; elsewhere the list never depends on what the caller did.
+    unlocked: unlocksMatter(audience) ? await store.unlocked(audience.scopeKey) : NO_UNLOCKS,
+    allowed: access.allowedSkills(audience.principal, catalog),
+  });
+
+  const usableSkill = (catalog: Catalog, principal: Principal, skill: string): CatalogSkill | undefined => {
+    const entry = catalog.skills.get(skill);
+    if (entry === undefined) return undefined;
+    const allowed = access.allowedSkills(principal, catalog);
+    return allowed === undefined || allowed.has(skill) ? entry : undefined;
+  };
+
+  return {
+    view,
+    async listTools(catalog, audience) {
+      return catalog.listTools(await view(catalog, audience));
+    },
+    async decideCall(catalog, audience, toolName) {
+      const target = catalog.resolve(toolName);
+      if (target === undefined) return { kind: 'unknown' };
+      const decision = catalog.access(toolName, await view(catalog, audience));
+      if (decision === 'callable') return { kind: 'callable', target };
+      if (decision === 'locked' && 'skill' in target) {
+        const skill = catalog.skills.get(target.skill);
+        if (skill !== undefined) return { kind: 'locked', skill };
+      }
+      return { kind: 'unknown' };
+    },
+    usableSkill,
+    usableSkillNames(catalog, principal) {
+      const allowed = access.allowedSkills(principal, catalog);
+      const names = [...catalog.skills.keys()];
+      return allowed === undefined ? names : names.filter((name) => allowed.has(name));
+    },
+    unlockEffect(audience) {
+      const matters = unlocksMatter(audience);
+      return { record: matters, notify: matters };
+    },
+    infoText(entry, audience) {
+      switch (audience.disclosure) {
+        case 'universal':
+          return entry.loadSkillText;
+        case 'catalog':
+          return entry.catalogInfoText;
+        default:
+          return entry.getInfoText;
+      }
+    },
+    instructions(catalog, audience) {
+      let perCatalog = instructionsCache.get(catalog);
+      if (perCatalog === undefined) {
+        perCatalog = new Map();
+        instructionsCache.set(catalog, perCatalog);
+      }
+      const key = `${audience.disclosure}\0${audience.principal.name}`;
+      const cached = perCatalog.get(key);
+      if (cached !== undefined) return cached;
+      const allowed = access.allowedSkills(audience.principal, catalog);
+      const entries = [...catalog.skills.values()].filter(
+        (e) => allowed === undefined || allowed.has(e.skill.name),
+      );
+      const summary = renderSummary(entries, 'xml', { tools: audience.disclosure !== 'universal' });
+      const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n\n${summary}`;
+      perCatalog.set(key, text);
+      return text;
+    },
+    cacheScope(catalog, principal) {
+      return access.allowedSkills(principal, catalog) === undefined ? 'public' : 'private';
+    },
+    async affectedBy(diff, previous, next, audience) {
+      const before = access.allowedSkills(audience.principal, previous);
+      const after = access.allowedSkills(audience.principal, next);
+      const mayUse = (name: string) =>
+        before === undefined || after === undefined || before.has(name) || after.has(name);
+      if ([...diff.listed].some(mayUse)) return true;
+      // Changed run/read tools matter where they are listed: eager always, namespaced once unlocked.
+      if (audience.disclosure === 'eager') return [...diff.tools].some(mayUse);
+      if (audience.disclosure !== 'namespaced') return false;
+      const unlocked = await store.unlocked(audience.scopeKey);
+      return [...diff.tools].some((name) => mayUse(name) && unlocked.has(name));
+    },
+  };
+}
