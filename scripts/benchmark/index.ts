@@ -201,7 +201,9 @@ async function eras(root: string, seconds: number) {
   const catalog = createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 300 });
   const tokensOf = (d: Disclosure) =>
     encode(JSON.stringify(catalog.listTools({ disclosure: d, unlocked: new Set() }))).length;
-  const twoTools = encode(JSON.stringify(catalog.listTools({ disclosure: 'universal', unlocked: new Set() }).slice(2, 4))).length;
+  const twoTools = encode(
+    JSON.stringify(catalog.listTools({ disclosure: 'universal', unlocked: new Set() }).slice(2, 4)),
+  ).length;
   row(
     'eras',
     'initial tools/list tokens, modern catalog (100 skills)',

@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import { loadConfig } from '@skillgate/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, REPO_ROOT, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+import {
+  connectClient,
+  REPO_ROOT,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  toolNames,
+} from './helpers/testGateway.js';
 
 // The shipped default config must give every client in docs/clients.md a way to run a script, doing only
 // what that client does: clients that re-list after list_changed may use unlocked tools; the others only
@@ -20,7 +27,10 @@ describe('client profiles of the shipped default config', () => {
   let gw: TestGateway;
   beforeAll(async () => {
     const { config } = await loadConfig({ file: join(REPO_ROOT, 'configs/skillgate.yaml'), env: {} });
-    gw = await startTestGateway({ clients: config.clients, skills: { disclosure: config.skills.disclosure } });
+    gw = await startTestGateway({
+      clients: config.clients,
+      skills: { disclosure: config.skills.disclosure },
+    });
   });
   afterAll(async () => gw.close());
 
