@@ -1,5 +1,6 @@
 import { DISCLOSURES, MIN_NAME_LENGTH } from '@skillgate/skills';
 import { z } from 'zod';
+import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
 const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
@@ -266,9 +267,9 @@ export const configSchema = z.strictObject({
   rate_limit: rateLimitSchema.prefault({}),
   clients: z
     .array(clientSchema)
-    .default([])
+    .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))
     .describe(
-      'Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.',
+      'Per-client disclosure profiles for 2025-era sessions: { match: { name?, principal? }, disclosure }; first match wins. The default sends clients known not to re-list tools to catalog (docs/clients.md).',
     ),
   logging: loggingSchema.prefault({}),
 });

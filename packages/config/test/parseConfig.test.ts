@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/index.js';
+import { KNOWN_CLIENT_PROFILES } from '../src/knownClientProfiles.js';
 
 const base = { baseDir: '/srv/gateway' };
 
@@ -71,7 +72,7 @@ describe('parseConfig defaults', () => {
       sessions: { ttl_seconds: 3600, max_sessions: 10_000, max_per_principal: 1000, scope: 'session' },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
       rate_limit: { requests_per_second: 50, burst: 200 },
-      clients: [],
+      clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       logging: { level: 'info', log_arguments: false },
     });
   });
