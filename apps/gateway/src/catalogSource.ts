@@ -4,6 +4,7 @@ import {
   type Catalog,
   createCatalog,
   type LoadResult,
+  type LoadSkillsOptions,
   loadSkills,
   type Problem,
   type Skill,
@@ -30,9 +31,11 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
   problems,
 });
 
-const loadOptions = (config: SkillgateConfig) => ({
+// The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
+const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
   roots: config.skills.roots,
   validation: config.skills.validation,
+  interpreterExtensions: Object.keys(config.scripts.interpreters),
   maxSkillMdBytes: config.skills.max_skill_md_bytes,
   maxDescriptionChars: config.skills.max_description_chars,
 });
@@ -55,7 +58,10 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
   const problems = [...loaded.problems];
   for (const { skill } of previous.skills.values()) {
     if (names.has(skill.name)) continue;
-    const broken = loaded.problems.some((p) => p.severity === 'error' && isInside(p.file, skill.dir));
+    // A SKILL.md that vanished is a warning in lenient mode, but mid-edit it is a broken skill too.
+    const broken = loaded.problems.some(
+      (p) => (p.severity === 'error' || p.code === 'SKILL_MD_MISSING') && isInside(p.file, skill.dir),
+    );
     if (!broken) continue;
     kept.push(skill);
     problems.push({

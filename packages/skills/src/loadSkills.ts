@@ -4,6 +4,7 @@ import { boundedFileOp } from './boundedFileOp.js';
 import { errorCode } from './errorCode.js';
 import { isInside } from './isInside.js';
 import { mapInOrder } from './mapInOrder.js';
+import { noSkillMdProblem } from './noSkillMdProblem.js';
 import { parseSkillMd } from './parseSkillMd.js';
 import { readBounded } from './readBounded.js';
 import { scanSkillFiles } from './scanSkillFiles.js';
@@ -111,13 +112,10 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
     read = await readBounded(skillMdPath, { maxBytes, ...timeout });
   } catch (error) {
     const code = errorCode(error);
+    if (code === 'ENOENT') return { problems: [await noSkillMdProblem(dir, options.validation)] };
     return refuse(
       'SKILL_MD_MISSING',
-      code === 'ENOENT'
-        ? 'no SKILL.md: not a skill, skipped'
-        : code === 'FILE_NOT_REGULAR'
-          ? 'SKILL.md is not a regular file'
-          : `cannot read SKILL.md (${code})`,
+      code === 'FILE_NOT_REGULAR' ? 'SKILL.md is not a regular file' : `cannot read SKILL.md (${code})`,
     );
   }
   if (read.truncated) {
@@ -140,6 +138,9 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
     scan = await scanSkillFiles(dir, parsed.skill.name, {
       digests: options.digests ?? true,
       ...timeout,
+      ...(options.interpreterExtensions === undefined
+        ? {}
+        : { interpreterExtensions: options.interpreterExtensions }),
     });
   } catch (error) {
     // Only a directory vanishing mid-load gets here; it must not stop the other skills.

@@ -1,10 +1,11 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { boundedFileOp, type FileOpOptions } from './boundedFileOp.js';
 import { errorCode } from './errorCode.js';
 import { type FileFacts, inspectFile } from './inspectFile.js';
 import { isInside } from './isInside.js';
+import { isRunnableScript } from './isRunnableScript.js';
 import { mimeTypeOf } from './mimeType.js';
 import type { Problem, SkillFile } from './types.js';
 
@@ -17,6 +18,8 @@ const VENDORED_DIRS = new Set(['node_modules', '__pycache__', '.venv', 'venv', '
 export interface ScanOptions extends FileOpOptions {
   /** Hash every served file (default true). */
   readonly digests?: boolean;
+  /** Extensions with a configured interpreter; when given, other non-shebang files under `scripts/` get no run tool. */
+  readonly interpreterExtensions?: readonly string[];
 }
 
 interface Walk {
@@ -26,6 +29,7 @@ interface Walk {
   readonly options: ScanOptions;
   readonly files: SkillFile[];
   readonly problems: Problem[];
+  readonly interpreterExtensions: ReadonlySet<string> | undefined;
   full: boolean;
 }
 
@@ -50,13 +54,35 @@ export async function scanSkillFiles(
   options: ScanOptions = {},
 ): Promise<ScanResult> {
   const skillReal = await boundedFileOp(skillDir, () => realpath(skillDir), options);
-  const walk: Walk = { skill, skillDir, skillReal, options, files: [], problems: [], full: false };
+  const extensions = options.interpreterExtensions?.map((ext) => ext.toLowerCase());
+  const walk: Walk = {
+    skill,
+    skillDir,
+    skillReal,
+    options,
+    files: [],
+    problems: [],
+    interpreterExtensions: extensions === undefined ? undefined : new Set(extensions),
+    full: false,
+  };
   await walkDir(walk, skillDir, skillReal, '', new Set([skillReal]));
   return { files: walk.files.sort(byPath), problems: walk.problems };
 }
 
 function skip(walk: Walk, file: string, reason: string): void {
   walk.problems.push({ severity: 'warning', code: 'FILE_SKIPPED', file, skill: walk.skill, reason });
+}
+
+function notRunnable(walk: Walk, path: string, file: string): void {
+  const ext = extname(path);
+  const why = ext === '' ? 'it has no extension' : `no interpreter is configured for "${ext}"`;
+  walk.problems.push({
+    severity: 'warning',
+    code: 'SCRIPT_NOT_RUNNABLE',
+    file,
+    skill: walk.skill,
+    reason: `${path}: ${why} and it is not an executable with a shebang, so it gets no run tool (it can still be read)`,
+  });
 }
 
 /**
@@ -158,14 +184,25 @@ async function addFile(walk: Walk, path: string, absolutePath: string): Promise<
     );
     return;
   }
+  const { isExecutable, isBinary } = facts;
+  let isScript = false;
+  if (path.startsWith('scripts/')) {
+    try {
+      isScript = await isRunnableScript({ path, absolutePath, isExecutable }, walk.interpreterExtensions);
+    } catch (error) {
+      skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
+      return;
+    }
+    if (!isScript) notRunnable(walk, path, absolutePath);
+  }
   walk.files.push({
     path,
     absolutePath,
     size: facts.size,
-    isScript: path.startsWith('scripts/'),
-    isExecutable: facts.isExecutable,
-    mimeType: mimeTypeOf(path, facts.isBinary),
-    isBinary: facts.isBinary,
+    isScript,
+    isExecutable,
+    mimeType: mimeTypeOf(path, isBinary),
+    isBinary,
     ...(facts.digest === undefined ? {} : { digest: facts.digest }),
   });
 }
