@@ -1,5 +1,11 @@
-import { DISCLOSURES } from '@skillgate/skills';
+import {
+  DEFAULT_MAX_SKILL_MD_BYTES,
+  DISCLOSURES,
+  MAX_DESCRIPTION_CHARS,
+  MIN_NAME_LENGTH,
+} from '@skillgate/skills';
 import { z } from 'zod';
+import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
 const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
@@ -95,16 +101,27 @@ const skillsSchema = z.strictObject({
     .max(60_000)
     .default(300)
     .describe('Quiet time after a change before reloading.'),
+  max_skill_md_bytes: count(1024)
+    .max(16_777_216)
+    .default(DEFAULT_MAX_SKILL_MD_BYTES)
+    .describe('Largest SKILL.md served; a larger one refuses its skill (reported by validate).'),
+  max_description_chars: count(16)
+    .max(MAX_DESCRIPTION_CHARS)
+    .default(MAX_DESCRIPTION_CHARS)
+    .describe(
+      'Longest skill description served (the specification allows 1024); a longer one is cut in lenient mode, refused in strict.',
+    ),
 });
 
 const toolsSchema = z.strictObject({
   max_name_length: z
     .number()
     .int()
-    .min(24)
+    // A shortened name must keep its role, a hash and some of its parts (docs/decisions.md).
+    .min(MIN_NAME_LENGTH)
     .max(64)
     .default(48)
-    .describe('Longest tool name; longer names are cut and end in a hash.'),
+    .describe('Longest tool name; a longer name is shortened but keeps skill_, its role and a hash.'),
   list_ttl_ms: z
     .number()
     .int()
@@ -294,9 +311,9 @@ export const configSchema = z.strictObject({
   rate_limit: rateLimitSchema.prefault({}),
   clients: z
     .array(clientSchema)
-    .default([])
+    .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))
     .describe(
-      'Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.',
+      'Per-client disclosure profiles for 2025-era sessions: { match: { name?, principal? }, disclosure }; first match wins. The default sends clients known not to re-list tools to catalog (docs/clients.md).',
     ),
   logging: loggingSchema.prefault({}),
 });
