@@ -88,7 +88,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
         "what the gateway's user can read and use the network. Fix it (docs/sandbox.md) or set scripts.sandbox: off.",
     );
   } else {
-    log.info({ sandbox: isolation }, `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`);
+    log.info(
+      { sandbox: isolation },
+      `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
+    );
   }
   const jobs = createJobRegistry(runner, {
     ttlSeconds: config.jobs.ttl_seconds,
@@ -190,7 +193,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.all([...live.all()].map((s) => s.transport.close()));
       await modern.close();
+      // A client that opened a connection and never sent on it (an SDK reconnecting its stream) would hold
+      // close() open until the server's header timeout: responses get two seconds, then what is left is cut.
+      const cut = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
+      clearTimeout(cut);
       await store.close();
     },
   };

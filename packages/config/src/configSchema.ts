@@ -142,7 +142,9 @@ const limitsSchema = z.strictObject({
     .describe('Processes and threads of one run (a cgroup pids limit where available); 0 = no limit.'),
   file_bytes: count(0)
     .default(67_108_864)
-    .describe('Largest file a script may write (RLIMIT_FSIZE), and the size of its private /tmp; 0 = no limit.'),
+    .describe(
+      'Largest file a script may write (RLIMIT_FSIZE), and the size of its private /tmp; 0 = no limit.',
+    ),
   cpu_seconds: count(0)
     .max(7 * 86_400)
     .default(300)
@@ -200,7 +202,9 @@ const scriptsSchema = z
     network: z
       .boolean()
       .default(false)
-      .describe("Let sandboxed scripts use the network (the host's, loopback and the gateway's port included)."),
+      .describe(
+        "Let sandboxed scripts use the network (the host's, loopback and the gateway's port included).",
+      ),
     limits: limitsSchema.prefault({}),
   })
   // Checked on the section, not the root, so it is reported together with problems in other sections.

@@ -105,7 +105,12 @@ describe('parseConfig defaults', () => {
     });
     const off = parseConfig({ scripts: { sandbox: 'off', limits: { memory_mb: 0, cpu_seconds: 5 } } }, base);
     expect(off.scripts.sandbox).toBe('off');
-    expect(off.scripts.limits).toEqual({ memory_mb: 0, processes: 128, file_bytes: 67_108_864, cpu_seconds: 5 });
+    expect(off.scripts.limits).toEqual({
+      memory_mb: 0,
+      processes: 128,
+      file_bytes: 67_108_864,
+      cpu_seconds: 5,
+    });
   });
 
   it('lets a user interpreters map replace the default map', () => {

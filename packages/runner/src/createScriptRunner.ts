@@ -150,7 +150,12 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
             ? undefined
             : {
                 bwrap,
-                options: sandboxArguments({ layout, skillDir: req.skillDir, network, tmpBytes: limits.fileBytes }),
+                options: sandboxArguments({
+                  layout,
+                  skillDir: req.skillDir,
+                  network,
+                  tmpBytes: limits.fileBytes,
+                }),
               },
       });
       script = await spawnScript({

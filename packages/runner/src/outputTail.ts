@@ -55,7 +55,9 @@ export class OutputTail {
       parts.unshift(chunk);
       bytes += chunk.length;
     }
-    const lines = Buffer.concat(parts).toString('utf8').split(/[\r\n]/);
+    const lines = Buffer.concat(parts)
+      .toString('utf8')
+      .split(/[\r\n]/);
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i]?.trim() ?? '';
       if (line !== '') return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;

@@ -39,7 +39,12 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-probe-'));
   try {
     const network = options.network ?? false;
-    const args = sandboxArguments({ layout: systemLayout(network), skillDir: dir, network, tmpBytes: 1 << 20 });
+    const args = sandboxArguments({
+      layout: systemLayout(network),
+      skillDir: dir,
+      network,
+      tmpBytes: 1 << 20,
+    });
     const probe = await execa(bwrap, [...args, '/bin/sh', '-c', 'echo sandboxed'], {
       reject: false,
       stdin: 'ignore',
@@ -47,9 +52,12 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
       env: { PATH: '/usr/bin:/bin' },
       extendEnv: false,
     });
-    if (probe.exitCode === 0 && probe.stdout === 'sandboxed') return { requested, mode: 'bwrap', bwrapPath: bwrap };
+    if (probe.exitCode === 0 && probe.stdout === 'sandboxed')
+      return { requested, mode: 'bwrap', bwrapPath: bwrap };
     const said = probe.stderr.split('\n').find((line) => line.trim() !== '');
-    return unavailable(said ?? (probe.timedOut ? 'the probe timed out' : `the probe exited with ${probe.exitCode}`));
+    return unavailable(
+      said ?? (probe.timedOut ? 'the probe timed out' : `the probe exited with ${probe.exitCode}`),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

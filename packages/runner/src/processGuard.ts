@@ -78,7 +78,10 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
     try {
       await mkdir(root, { recursive: true });
       sweptProcesses = await sweepDeadGateways(root);
-      const candidate = join(root, `${process.pid}-${startTime(process.pid)}-${randomBytes(4).toString('hex')}`);
+      const candidate = join(
+        root,
+        `${process.pid}-${startTime(process.pid)}-${randomBytes(4).toString('hex')}`,
+      );
       await mkdir(candidate);
       dir = (await canJoin(candidate)) ? candidate : undefined;
       if (dir === undefined) await drain(candidate);
@@ -98,21 +101,13 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
           detached: true,
         });
   let watching = watchdog !== undefined;
-  const exited = new Promise<void>((resolve) => {
-    if (watchdog === undefined) return resolve();
-    watchdog.once('exit', () => {
-      watching = false;
-      resolve();
-    });
-    watchdog.once('error', () => {
-      watching = false;
-      resolve();
-    });
-  });
-  const pipe = watchdog?.stdin ?? undefined;
-  pipe?.on('error', () => {
+  const stopped = (): void => {
     watching = false;
-  });
+  };
+  watchdog?.once('exit', stopped);
+  watchdog?.once('error', stopped);
+  const pipe = watchdog?.stdin ?? undefined;
+  pipe?.on('error', stopped);
   // Neither the watchdog nor its pipe may keep the gateway's event loop alive.
   watchdog?.unref();
   if (pipe !== undefined && 'unref' in pipe && typeof pipe.unref === 'function') pipe.unref();
@@ -143,9 +138,9 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
       tell(`-${pgid}\n`);
     },
     async close() {
+      // EOF tells the watchdog to sweep this guard's cgroups and exit; it needs no waiting for.
       pipe?.end();
-      await Promise.race([exited, sleep(2000)]);
-      if (dir !== undefined) await drain(dir);
+      if (!watching && dir !== undefined) await drain(dir);
     },
   };
 }
@@ -180,7 +175,9 @@ async function drain(dir: string): Promise<number> {
   for (let round = 0; round < 200; round++) {
     let children: string[];
     try {
-      children = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+      children = (await readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
     } catch {
       break;
     }

@@ -91,7 +91,10 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
   let drainTimer: NodeJS.Timeout | undefined;
 
   const killGroup = (signal: NodeJS.Signals): void => {
-    if (spec.hooks?.kill !== undefined) return spec.hooks.kill(pid, signal);
+    if (spec.hooks?.kill !== undefined) {
+      spec.hooks.kill(pid, signal);
+      return;
+    }
     try {
       process.kill(-pid, signal);
     } catch {
@@ -121,7 +124,10 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
       : setInterval(() => {
           if (exited) return;
           try {
-            onProgress({ elapsedMs: Math.round(performance.now() - startedTick), lastLine: latest.lastLine() });
+            onProgress({
+              elapsedMs: Math.round(performance.now() - startedTick),
+              lastLine: latest.lastLine(),
+            });
           } catch {
             // A failing observer must not take the run down.
           }
