@@ -46,16 +46,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
     }) as FastifyBaseLogger);
   const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
-  const sandbox = await probeSandbox({ mode: config.scripts.sandbox, network: config.scripts.network }).catch(
-    (error: unknown) => {
-      // bwrap was asked for and does not work: a start-up error that names the key, like any config error.
-      if (!(error instanceof RunnerError)) throw error;
-      throw new ConfigError('CONFIG_INVALID', error.message, {
-        issues: [{ path: 'scripts.sandbox', message: `${error.message} (docs/sandbox.md)` }],
-        cause: error,
-      });
-    },
-  );
+  const sandbox = await probeSandbox({
+    mode: config.scripts.sandbox,
+    network: config.scripts.network,
+    searchPath: env.PATH ?? '',
+  }).catch((error: unknown) => {
+    // bwrap was asked for and does not work: a start-up error that names the key, like any config error.
+    if (!(error instanceof RunnerError)) throw error;
+    throw new ConfigError('CONFIG_INVALID', error.message, {
+      issues: [{ path: 'scripts.sandbox', message: `${error.message} (docs/sandbox.md)` }],
+      cause: error,
+    });
+  });
   const runner = createScriptRunner({
     interpreters: config.scripts.interpreters,
     envPassthrough: config.scripts.env_passthrough,

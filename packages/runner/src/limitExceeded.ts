@@ -2,8 +2,8 @@ import type { LimitName, RunResult, ScriptLimits } from './types.js';
 
 // What interpreters print when an allocation fails under RLIMIT_DATA (Python, node, bash, C++).
 const OUT_OF_MEMORY = /MemoryError|out of memory|cannot allocate memory|xmalloc: cannot allocate|bad_alloc/i;
-// Python ignores SIGXFSZ and raises EFBIG instead of dying.
-const FILE_TOO_LARGE = /File too large/;
+// Python ignores SIGXFSZ and raises EFBIG instead of dying; ENOSPC is the sandbox's /tmp (file_bytes) full.
+const FILE_TOO_LARGE = /File too large|No space left on device/;
 
 /** Which limit a finished run hit, when the kernel (or the interpreter's last words) can tell. */
 export function limitExceeded(

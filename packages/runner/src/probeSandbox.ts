@@ -13,7 +13,7 @@ export interface ProbeOptions {
   readonly mode: SandboxMode;
   /** Probe the network variant (scripts.network: true). */
   readonly network?: boolean;
-  /** Where to look for bwrap; default the gateway's PATH plus /usr/bin. */
+  /** PATH-style list of where to look for bwrap; default the gateway's PATH. */
   readonly searchPath?: string;
   readonly timeoutMs?: number;
 }
@@ -34,7 +34,7 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
     }
     return { requested, mode: 'off', reason };
   };
-  const bwrap = findExecutable('bwrap', `${options.searchPath ?? process.env.PATH ?? ''}:/usr/bin:/bin`);
+  const bwrap = findExecutable('bwrap', options.searchPath ?? process.env.PATH ?? '/usr/bin:/bin');
   if (bwrap === undefined) return unavailable('bubblewrap (bwrap) is not installed');
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-probe-'));
   try {
