@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, open } from 'node:fs/promises';
-import { basename, extname, isAbsolute, resolve } from 'node:path';
+import { basename, extname, isAbsolute, relative, resolve } from 'node:path';
 import { findExecutable, isExecutableFile } from './findExecutable.js';
 import { RunnerError } from './runnerError.js';
 import { SANDBOX_PATH, type SystemLayout } from './systemLayout.js';
@@ -67,7 +67,8 @@ export function createCommandResolver(options: CommandResolverOptions): CommandR
   return {
     async command(req, envPath) {
       const args = req.args ?? [];
-      if (sandbox !== undefined && !req.scriptPath.startsWith(`${req.skillDir}/`)) {
+      const inSkill = relative(resolve(req.skillDir), resolve(req.scriptPath));
+      if (sandbox !== undefined && (inSkill.startsWith('..') || isAbsolute(inSkill))) {
         throw spawnFailed(basename(req.scriptPath), 'the script is outside its skill folder');
       }
       const [interpreter, ...prefix] = interpreters.get(extname(req.scriptPath).toLowerCase()) ?? [];
