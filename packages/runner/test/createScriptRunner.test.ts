@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createScriptRunner,
   probeSandbox,
-  type RunProgress,
   RunnerError,
   type RunnerErrorCode,
+  type RunProgress,
   type ScriptRunner,
 } from '../src/index.js';
 import { FIXTURES, isAlive, printedPid, request, runnerOptions, until, waitGone } from './helpers.js';

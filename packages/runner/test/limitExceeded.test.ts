@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { limitExceeded } from '../src/limitExceeded.js';
 import type { RunResult } from '../src/index.js';
+import { limitExceeded } from '../src/limitExceeded.js';
 
 const LIMITS = { memoryMb: 64, processes: 8, fileBytes: 1024, cpuSeconds: 2 };
 const result = (fields: Partial<RunResult>): RunResult => ({
