@@ -20,6 +20,7 @@ export async function startServer(
   kind: string,
   root: string,
   disclosure = 'namespaced',
+  sandbox = 'auto',
 ): Promise<BenchServer> {
   const started = performance.now();
   const child: ChildProcess = spawn(
@@ -34,6 +35,7 @@ export async function startServer(
       kind,
       root,
       disclosure,
+      sandbox,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(here, '../..') },
   );

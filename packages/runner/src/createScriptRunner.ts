@@ -6,9 +6,10 @@ import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
 import { sandboxArguments } from './sandboxArguments.js';
 import { sandboxExitStatus } from './sandboxExitStatus.js';
+import { sandboxPid } from './sandboxPid.js';
 import { signalProcessGroup } from './signalProcessGroup.js';
 import { createSlotPool } from './slotPool.js';
-import { type SpawnHooks, spawnScript } from './spawnScript.js';
+import { type SpawnHooks, type SyncPipes, spawnScript } from './spawnScript.js';
 import { SANDBOX_PATH, systemLayout } from './systemLayout.js';
 import type {
   IsolationReport,
@@ -88,7 +89,10 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
 
   function hooks(guard: ProcessGuard, cgroup: RunCgroup | undefined): SpawnHooks {
     return {
-      spawned: (pid) => guard.track(pid),
+      spawned(pid, pipes) {
+        guard.track(pid);
+        if (cgroup !== undefined && pipes !== undefined) void admit(pid, pipes, cgroup);
+      },
       kill(pid, signal) {
         // bwrap dies of SIGTERM and takes the sandbox with it at once: spare it, so the script inside gets
         // the grace period; the SIGKILL after the grace goes to everything.
@@ -105,14 +109,26 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       async settle(raw) {
         const result = bwrap === undefined ? raw : sandboxExitStatus(raw);
         const limit = limitExceeded(result, limits, cgroup?.hitPidsLimit() ?? false);
-        try {
-          await cgroup?.remove();
-        } catch {
-          // The watchdog and the next start-up sweep remove what is left.
-        }
         return limit === undefined ? result : { ...result, limit_exceeded: limit };
       },
     };
+  }
+
+  // A cgroup v1 join waits for an RCU grace period (about 10 ms when runs are not back to back). For a
+  // sandboxed run it happens here, while bwrap builds the sandbox: bwrap reports the pid of its inner
+  // process on fd 3 and holds the script back until a byte arrives on fd 4, so both bwrap processes are in
+  // the cgroup before the script exists, and every process it forks is born there.
+  async function admit(pid: number, pipes: SyncPipes, cgroup: RunCgroup): Promise<void> {
+    try {
+      const outer = cgroup.add(pid).catch(() => {});
+      const inner = await sandboxPid(pipes.info);
+      await outer;
+      if (inner !== undefined) await cgroup.add(inner);
+    } catch {
+      // The process group kill and the watchdog still cover this run.
+    } finally {
+      pipes.block.end('1');
+    }
   }
 
   async function start(req: RunRequest): Promise<RunningScript> {
@@ -139,10 +155,12 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
         options.maxTimeoutSeconds,
       );
+      const handshake = bwrap !== undefined && cgroup !== undefined;
       const { file, args } = launchCommand({
         command,
         parentPid: process.pid,
-        procsFile: cgroup?.procsFile,
+        // Sandboxed runs join while bwrap sets up (admit); the others join in the wrapper, first thing.
+        procsFile: handshake ? undefined : cgroup?.procsFile,
         prlimit,
         limits,
         sandbox:
@@ -155,6 +173,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
                   skillDir: req.skillDir,
                   network,
                   tmpBytes: limits.fileBytes,
+                  handshake,
                 }),
               },
       });
@@ -170,6 +189,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         tailLines: req.tailLines ?? options.defaultTailLines,
         signal: req.signal,
         hooks: hooks(guard, cgroup),
+        syncPipes: handshake,
         onProgress: req.onProgress,
       });
     } catch (error) {
@@ -178,12 +198,24 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       throw error;
     }
     running.add(script);
-    // The slot is held until every process of the run is gone, whoever awaits the result.
+    // The slot is held until the run's process group is gone, whoever awaits the result. The cgroup is
+    // removed after that, in the background: bwrap's last process may take a moment to leave it.
     const free = (): void => {
       running.delete(script);
       release();
     };
     void script.done.then(free, free);
+    const runCgroup = cgroup;
+    if (runCgroup !== undefined) {
+      void script.done
+        .then(
+          () => runCgroup.remove(),
+          () => runCgroup.remove(),
+        )
+        .catch(() => {
+          // The watchdog and the next start-up sweep remove what is left.
+        });
+    }
     return script;
   }
 

@@ -9,6 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface RunCgroup {
   /** The file the run's first process writes its pid to. */
   readonly procsFile: string;
+  /** Moves a process (and its threads) into the cgroup; without waiting for it on the event loop. */
+  add(pid: number): Promise<void>;
   /** Sends `signal` to every process in the cgroup except `except`. */
   signal(signal: NodeJS.Signals, except?: number): void;
   /** Whether the pids limit refused a fork during the run. */
@@ -149,6 +151,9 @@ function runCgroup(dir: string): RunCgroup {
   const procsFile = join(dir, 'cgroup.procs');
   return {
     procsFile,
+    async add(pid) {
+      await writeFile(procsFile, String(pid));
+    },
     signal(signal, except) {
       for (const pid of readPids(procsFile)) {
         if (pid !== except) kill(pid, signal);
@@ -193,7 +198,7 @@ async function drain(dir: string): Promise<number> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') break;
     }
     // Killed processes leave the cgroup a moment later.
-    await sleep(10);
+    await sleep(Math.min(2 ** round, 20));
   }
   return killed.size + inChildren;
 }

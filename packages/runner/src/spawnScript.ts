@@ -1,14 +1,23 @@
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Duplex, type Readable, type Writable } from 'node:stream';
 import { execa } from 'execa';
 import { OutputTail } from './outputTail.js';
 import { RunnerError } from './runnerError.js';
 import type { RunningScript, RunProgress, RunResult, ScriptOutput } from './types.js';
 
+/** The extra pipes of a run started with `syncPipes` (fds 3 and 4 of the child). */
+export interface SyncPipes {
+  /** The child writes to fd 3 (bwrap's --info-fd). */
+  readonly info: Readable;
+  /** The child reads fd 4 (bwrap's --block-fd). */
+  readonly block: Writable;
+}
+
 /** Where the runner plugs the sandbox and the process guard into one run. */
 export interface SpawnHooks {
   /** Called synchronously right after the spawn, with the pid of the run's first process. */
-  spawned?(pid: number): void;
+  spawned?(pid: number, pipes: SyncPipes | undefined): void;
   /** Sends a signal to the whole run; default: its process group. */
   kill?(pid: number, signal: NodeJS.Signals): void;
   /** Called once the first process exited and the run was SIGKILLed. */
@@ -31,12 +40,15 @@ export interface SpawnSpec {
   readonly tailLines: number;
   readonly signal: AbortSignal | undefined;
   readonly hooks?: SpawnHooks;
+  /** Give the child two more pipes, fds 3 and 4, handed to hooks.spawned. */
+  readonly syncPipes?: boolean;
   readonly onProgress?: (progress: RunProgress) => void;
   /** How often onProgress fires; default one second. */
   readonly progressIntervalMs?: number;
 }
 
 const PROGRESS_INTERVAL_MS = 1000;
+const PIPES = ['pipe', 'pipe'] as const;
 
 /** Spawns a script in its own process group and resolves once it runs; RUNNER_SPAWN_FAILED if it cannot start. */
 export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
@@ -51,12 +63,11 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
     reject: false,
     forceKillAfterDelay: false,
     // Without input the script reads /dev/null: immediate EOF, never a hang.
-    ...(spec.stdin === undefined ? { stdin: 'ignore' as const } : { input: spec.stdin }),
-    stdout: 'pipe',
-    stderr: 'pipe',
+    ...(spec.stdin === undefined ? {} : { input: spec.stdin }),
+    stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(spec.syncPipes ? PIPES : [])],
   });
   const { pid } = subprocess;
-  if (pid !== undefined) spec.hooks?.spawned?.(pid);
+  if (pid !== undefined) spec.hooks?.spawned?.(pid, syncPipes(subprocess.stdio));
   if (pid === undefined) {
     const failure = await subprocess;
     // Name the program, not its absolute path: the message reaches the client.
@@ -192,6 +203,12 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
       return cancelled;
     },
   };
+}
+
+function syncPipes(stdio: readonly unknown[]): SyncPipes | undefined {
+  const [, , , info, block] = stdio;
+  // Node makes every extra 'pipe' fd a duplex socket.
+  return info instanceof Duplex && block instanceof Duplex ? { info, block } : undefined;
 }
 
 function toBuffer(chunk: Buffer | string): Buffer {
