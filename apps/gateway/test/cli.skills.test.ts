@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -138,5 +138,22 @@ describe('skillgate skills', () => {
     for (const line of lines.filter((l) => l.startsWith('  '))) {
       expect(line).toMatch(/^ {2}sha256:[0-9a-f]{64} +\d+ skill:\/\/[a-z0-9-]+\/\S+$/);
     }
+  });
+});
+
+describe('skillgate validate: size caps', () => {
+  it('reports a 50 MB SKILL.md and an over-long description, and exits 1 only for the refused skill', async () => {
+    const root = await skillRoot();
+    await mkdir(join(root, 'huge'));
+    await writeFile(join(root, 'huge', 'SKILL.md'), '---\nname: huge\ndescription: d\n---\n');
+    await truncate(join(root, 'huge', 'SKILL.md'), 50 * 2 ** 20);
+    const { code, stdout } = await cli('validate', root);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /error +SKILL_MD_TOO_LARGE .*huge\/SKILL\.md: SKILL\.md is 52428800 bytes, over the 262144-byte limit/,
+    );
+    expect(stdout).toMatch(
+      /warning +FIELD_INVALID .*broken\/SKILL\.md \[description\]: description is 1100 characters, longer than 1024; serving its first 1024/,
+    );
   });
 });
