@@ -5,6 +5,7 @@ export type StateErrorCode =
   | 'STATE_UNAVAILABLE' // the shared store (Redis) is unreachable, or did not answer in time
   | 'STATE_INVALID' // a stored value failed validation (written by another version, or damaged)
   | 'STATE_CLOSED' // the store was closed
+  | 'STATE_MISCONFIGURED' // state.backend is redis but no Redis URL was given
   | 'JOB_LIMIT'; // the owner already runs the most jobs it may
 
 /** Change events for the SDK's `subscriptions/listen` streams (the shape of its ServerEvent). */
@@ -13,7 +14,11 @@ export type ListChangedEvent =
       readonly kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed';
       readonly params?: Readonly<Record<string, unknown>>;
     }
-  | { readonly kind: 'resource_updated'; readonly uri: string; readonly params?: Readonly<Record<string, unknown>> };
+  | {
+      readonly kind: 'resource_updated';
+      readonly uri: string;
+      readonly params?: Readonly<Record<string, unknown>>;
+    };
 
 /** A JSON-RPC notification to deliver on the stream of one 2025-era session, wherever it is held. */
 export interface SessionNotifyEvent {
@@ -101,8 +106,8 @@ export interface JobStore {
   readonly replica: string;
   /** Registers a job running on this replica; rejects JOB_LIMIT when its owner already runs the most it may. */
   start(job: NewJob): Promise<void>;
-  /** Records output so far (also a sign of life); says whether a cancel was requested meanwhile. */
-  progress(id: string, output: ScriptOutput): Promise<{ readonly cancelRequested: boolean }>;
+  /** Records output so far (none: unchanged); says whether a cancel was requested meanwhile. */
+  progress(id: string, output?: ScriptOutput): Promise<{ readonly cancelRequested: boolean }>;
   /** Records how the job ended; it is kept for the jobs TTL from now. */
   finish(id: string, end: JobEnd): Promise<void>;
   /** The job if it exists and belongs to owner; output cut to the last tailLines lines of each stream. */
@@ -124,6 +129,6 @@ export interface JobStoreOptions {
   readonly maxRunningPerOwner: number;
   /** Bytes kept of each output stream's tail in the record. */
   readonly maxOutputBytes: number;
-  /** This replica's id (default: a random one per process). */
+  /** This replica's id (default: a random one per process, so a restarted replica never revives old jobs). */
   readonly replica?: string;
 }
