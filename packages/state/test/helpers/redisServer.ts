@@ -26,6 +26,8 @@ export interface RedisServer {
 export interface RedisServerOptions {
   /** Keep data in an append-only file so a restart keeps it (default true). */
   readonly appendOnly?: boolean;
+  /** Port to listen on (default: a free one). */
+  readonly port?: number;
 }
 
 /** A free TCP port on 127.0.0.1 (closed again before it is returned). */
@@ -67,7 +69,7 @@ const exited = (child: ChildProcess): Promise<void> =>
 /** Starts redis-server (the Debian package) on a free loopback port and waits until it answers PING. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-redis-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const args = [
     '--port',
     String(port),
