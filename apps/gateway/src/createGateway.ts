@@ -1,6 +1,6 @@
 import { resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createJobRegistry, createScriptRunner } from '@skillgate/runner';
-import { createMemorySessionStore } from '@skillgate/sessions';
+import { createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
@@ -72,15 +72,25 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   }
 
   let sessions: LiveSessions | undefined;
-  const store = createMemorySessionStore({
-    ttlMs: config.sessions.ttl_seconds * 1000,
-    maxSessions: config.sessions.max_sessions,
-    maxPerPrincipal: config.sessions.max_per_principal,
-    onExpire: (record) => {
-      log.info({ session: record.id }, 'session expired');
-      void sessions?.close(record.id);
+  // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
+  const state = createStateBackend({
+    backend: config.state.backend,
+    redisUrl: env[config.state.redis_url_env],
+    keyPrefix: config.state.key_prefix,
+    sessions: {
+      ttlMs: config.sessions.ttl_seconds * 1000,
+      maxSessions: config.sessions.max_sessions,
+      maxPerPrincipal: config.sessions.max_per_principal,
+      onExpire: (session) => {
+        log.info({ session: session.id }, 'session expired');
+        void sessions?.close(session.id);
+      },
     },
+    jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
+    rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
+    onError: (error) => log.warn({ err: error }, 'shared state error'),
   });
+  const store = state.sessions;
   const policy = createAccessPolicy({
     tokens,
     allowAnonymous: config.auth.allow_anonymous,
@@ -138,7 +148,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       requestsPerSecond: config.rate_limit.requests_per_second,
       burst: config.rate_limit.burst,
     }),
-    isReady: () => !draining,
+    isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
   });
 
@@ -161,7 +171,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       await Promise.all([...live.all()].map((s) => s.transport.close()));
       await modern.close();
       await app.close();
-      await store.close();
+      await state.close();
     },
   };
 }

@@ -238,6 +238,23 @@ const rateLimitSchema = z.strictObject({
   burst: count().default(200).describe('Per-principal bucket size.'),
 });
 
+const stateSchema = z.strictObject({
+  backend: z
+    .enum(['memory', 'redis'])
+    .default('memory')
+    .describe(
+      'Where sessions, unlocks, async jobs and rate limits live: memory (one process) or redis (shared by replicas).',
+    ),
+  redis_url_env: envName
+    .default('SKILLGATE_REDIS_URL')
+    .describe('Environment variable holding the Redis URL (redis:// or rediss://) when backend is redis.'),
+  key_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{0,64}$/, 'must be at most 64 of A-Z a-z 0-9 . _ : -')
+    .default('skillgate:')
+    .describe('Prefix of every Redis key and channel, so several gateways can share one Redis.'),
+});
+
 const clientSchema = z.strictObject({
   match: z
     .strictObject({ name: glob.optional(), principal: glob.optional() })
@@ -263,6 +280,7 @@ export const configSchema = z.strictObject({
   sessions: sessionsSchema.prefault({}),
   auth: authSchema.prefault({}),
   rate_limit: rateLimitSchema.prefault({}),
+  state: stateSchema.prefault({}),
   clients: z
     .array(clientSchema)
     .default([])

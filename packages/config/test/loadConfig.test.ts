@@ -77,6 +77,7 @@ describe('loadConfig from a file', () => {
         anonymous_skills: ['public-*'],
       },
       rate_limit: { requests_per_second: 0, burst: 10 },
+      state: { backend: 'redis', redis_url_env: 'TEAM_REDIS_URL', key_prefix: 'team-a:' },
       clients: [
         { match: { name: 'Claude Desktop*' }, disclosure: 'universal' },
         { match: { name: 'Codex*', principal: 'agent-*' }, disclosure: 'eager' },

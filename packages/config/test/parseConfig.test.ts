@@ -71,6 +71,7 @@ describe('parseConfig defaults', () => {
       sessions: { ttl_seconds: 3600, max_sessions: 10_000, max_per_principal: 1000, scope: 'session' },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
       rate_limit: { requests_per_second: 50, burst: 200 },
+      state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: [],
       logging: { level: 'info', log_arguments: false },
     });
@@ -171,6 +172,9 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ auth: { allow_anonymous: 1 } }, 'auth.allow_anonymous'],
     [{ rate_limit: { requests_per_second: -1 } }, 'rate_limit.requests_per_second'],
     [{ rate_limit: { burst: 0 } }, 'rate_limit.burst'],
+    [{ state: { backend: 'postgres' } }, 'state.backend'],
+    [{ state: { redis_url_env: 'redis://localhost' } }, 'state.redis_url_env'],
+    [{ state: { key_prefix: 'has space' } }, 'state.key_prefix'],
     [{ clients: [{ match: { name: 'x' } }] }, 'clients[0].disclosure'],
     [{ logging: { level: 'verbose' } }, 'logging.level'],
     [['server'], '(root)'],
