@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,5 +81,17 @@ describe('haproxy test helper', () => {
       rest += new TextDecoder().decode(chunk.value);
     }
     expect(rest).toBe('data: a 2\n\n');
+  });
+});
+
+describe('configs/haproxy.cfg', () => {
+  it('is a valid HAProxy configuration', () => {
+    const file = new URL('../../../../configs/haproxy.cfg', import.meta.url).pathname;
+    // Throws (non-zero exit) on an invalid file; the compose service names need not resolve here.
+    const out = execFileSync('haproxy', ['-c', '-f', file], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(out).toMatch(/Configuration file is valid/);
   });
 });
