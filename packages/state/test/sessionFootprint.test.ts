@@ -41,7 +41,7 @@ describe('session footprint in Redis', () => {
       for (const skill of ['pdf', 'csv-tools', 'web-research']) await store.unlock(id, skill);
     }
     const after = Number((await connection.run((c) => c.info('memory'))).match(/used_memory:(\d+)/)?.[1]);
-    const sample = (await connection.run((c) => c.zrange('skillgate:sessions', 0, 0)))[0] ?? '';
+    const sample = (await connection.run((c) => c.zrange('skillgate:sessions', '0', '0')))[0] ?? '';
     const usage = async (key: string): Promise<number> =>
       Number(await connection.run((c) => c.memory('USAGE', key)));
     const recordBytes = await usage(`skillgate:session:${sample}`);
