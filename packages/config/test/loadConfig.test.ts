@@ -33,6 +33,11 @@ describe('loadConfig from a file', () => {
         max_response_bytes: 131_072,
         shutdown_grace_seconds: 3,
         trust_proxy: true,
+        headers_timeout_seconds: 5,
+        request_timeout_seconds: 20,
+        keep_alive_timeout_seconds: 65,
+        max_connections: 500,
+        max_connections_per_address: 32,
         transport: 'sdk',
       },
       skills: {
