@@ -195,6 +195,75 @@ async function throughput(seconds: number) {
   );
 }
 
+/** The two eras on the same catalog (100 skills): modern catalog list vs legacy list vs the ceiling. */
+async function eras(root: string, seconds: number) {
+  const { skills } = await loadSkills({ roots: [root], validation: 'lenient' });
+  const catalog = createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 300 });
+  const tokensOf = (d: Disclosure) =>
+    encode(JSON.stringify(catalog.listTools({ disclosure: d, unlocked: new Set() }))).length;
+  const twoTools = encode(
+    JSON.stringify(catalog.listTools({ disclosure: 'universal', unlocked: new Set() }).slice(2, 4)),
+  ).length;
+  row(
+    'eras',
+    'initial tools/list tokens, modern catalog (100 skills)',
+    fmt(tokensOf('catalog')),
+    `legacy namespaced ${fmt(tokensOf('namespaced'))} + 2 tools ${fmt(twoTools)}`,
+    '',
+    '<= namespaced + 2 tools',
+    tokensOf('catalog') <= tokensOf('namespaced') + twoTools,
+  );
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const modernList = async (url: string) => {
+    const result = await autocannon({
+      url: `${url}/mcp`,
+      method: 'POST',
+      connections: 50,
+      duration: seconds,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+    });
+    return { rps: result.requests.average, p50: result.latency.p50, errors: result.non2xx + result.errors };
+  };
+  const gateway = await startServer('gateway', root);
+  const { ids } = await openSessions(gateway.url, 50);
+  const legacy = await load(gateway.url, ids, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, seconds);
+  const modern = await modernList(gateway.url);
+  await gateway.stop();
+  const ceilingServer = await startServer('fastify-spliced', root, 'catalog');
+  const ceiling = await modernList(ceilingServer.url);
+  await ceilingServer.stop();
+  results.eras = { legacy, modern, ceiling };
+  row(
+    'eras',
+    'modern tools/list req/s vs legacy (100 skills)',
+    fmt(modern.rps),
+    `legacy ${fmt(legacy.rps)}`,
+    `${fmt((modern.rps / legacy.rps) * 100, 0)}%`,
+    '>= 100%',
+    modern.rps >= legacy.rps,
+  );
+  row(
+    'eras',
+    'modern tools/list req/s vs bare Fastify, id spliced',
+    fmt(modern.rps),
+    `bare Fastify ${fmt(ceiling.rps)}`,
+    `${fmt((modern.rps / ceiling.rps) * 100, 0)}%`,
+    '>= 60%',
+    modern.rps >= 0.6 * ceiling.rps,
+  );
+  if (modern.errors > 0) row('eras', 'modern tools/list errors', String(modern.errors), '', '', '0', false);
+}
+
 async function scale(small: string, thousand: string, tenThousand: string | undefined, sessions: number) {
   for (const [label, root] of [
     ['1,000 skills', thousand],
@@ -318,6 +387,7 @@ try {
     ['1,000 skills', thousand],
   ]);
   await throughput(QUICK ? 2 : 6);
+  await eras(hundred, QUICK ? 2 : 6);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {

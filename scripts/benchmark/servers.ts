@@ -94,6 +94,19 @@ if (kind === 'gateway') {
   app.post('/mcp', async (_req, reply) => reply.type('application/json').send(body));
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));
+} else if (kind === 'fastify-spliced') {
+  // The 2026-07-28 ceiling: a bare Fastify route sending a precomputed tools/list body with only the id
+  // spliced in (what answering from a cache at best costs).
+  const tools = await listedTools();
+  const tail = `,"result":${JSON.stringify({ tools, ttlMs: 60_000, cacheScope: 'public' })}}`;
+  const app = Fastify();
+  app.get('/__bench/mem', async () => memory());
+  app.post('/mcp', async (req, reply) => {
+    const id = (req.body as { id?: unknown } | undefined)?.id ?? null;
+    return reply.type('application/json').send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)}${tail}`);
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  ready(Number(new URL(address).port));
 } else {
   process.stderr.write(`unknown server kind ${kind}\n`);
   process.exit(2);

@@ -22,11 +22,13 @@ export interface AccessPolicyOptions {
   readonly tokens: readonly TokenEntry[];
   readonly allowAnonymous: boolean;
   readonly anonymousSkills: readonly string[];
+  /** Called the first time a request carries an Authorization header that is ignored because no token is configured. */
+  readonly onAuthorizationIgnored?: () => void;
 }
 
 /** Who may call the gateway and which skills each principal may use. */
 export interface AccessPolicy {
-  /** Resolves the Authorization header to a principal, or throws UNAUTHORIZED. */
+  /** Resolves the Authorization header to a principal, or throws UNAUTHORIZED; without tokens it is ignored. */
   authenticate(authorization: string | undefined): Principal;
   /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog. */
   allowedSkills(principal: Principal, catalog: Catalog): ReadonlySet<string> | undefined;
@@ -44,6 +46,7 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   // One Set per (principal, catalog), so that the catalog's per-Set caches hit on every request.
   const allowedCache = new WeakMap<Catalog, Map<string, ReadonlySet<string> | undefined>>();
   const matchers = new Map<string, (name: string) => boolean>();
+  let ignoredReported = false;
 
   const matcherFor = (principal: Principal): ((name: string) => boolean) => {
     const key = principal.skills.join('\n');
@@ -62,8 +65,17 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
           throw new GatewayError('UNAUTHORIZED', 'missing bearer token', { headers: UNAUTHORIZED_HEADERS });
         return anonymous;
       }
+      if (options.tokens.length === 0) {
+        // Without tokens there is nothing to check a header against: clients set up with a token (as the
+        // README shows) still work against a tokenless local gateway. Reported once, not per request.
+        if (!ignoredReported) {
+          ignoredReported = true;
+          options.onAuthorizationIgnored?.();
+        }
+        return anonymous;
+      }
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (match?.[1] === undefined || options.tokens.length === 0) {
+      if (match?.[1] === undefined) {
         throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
       }
       const presented = createHash('sha256').update(match[1]).digest();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   classifyInboundRequest,
+  type InboundModernRoute,
   type InitializeRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -65,6 +66,31 @@ const unsupportedRevision = (requested: string) =>
   new GatewayError('UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version: ${requested}`, {
     data: { supported: ALL_REVISIONS, requested },
   });
+
+/**
+ * A 2026-07-28 tools/list the SDK would answer with the plain first page: valid envelope for the served
+ * revision, both standard headers present and agreeing, no cursor or other params (anything else takes
+ * the SDK's path, which owns every rejection).
+ */
+function isPlainList(outcome: InboundModernRoute, header: (name: string) => string | undefined): boolean {
+  if (outcome.messageKind !== 'request' || outcome.message.method !== 'tools/list') return false;
+  const revision = outcome.classification.revision;
+  if (header('mcp-protocol-version') !== revision || header('mcp-method') !== 'tools/list') return false;
+  if (header('mcp-name') !== undefined) return false;
+  const params = outcome.message.params as Record<string, unknown> | undefined;
+  if (params === undefined || Object.keys(params).some((key) => key !== '_meta')) return false;
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const info = meta?.['io.modelcontextprotocol/clientInfo'] as Record<string, unknown> | undefined;
+  const capabilities = meta?.['io.modelcontextprotocol/clientCapabilities'];
+  return (
+    meta?.['io.modelcontextprotocol/protocolVersion'] === revision &&
+    typeof info?.name === 'string' &&
+    typeof info.version === 'string' &&
+    capabilities !== null &&
+    typeof capabilities === 'object' &&
+    !Array.isArray(capabilities)
+  );
+}
 
 /** The id of a JSON-RPC request body, echoed in error answers when it is a valid id. */
 const requestIdOf = (body: unknown): string | number | null => {
@@ -205,7 +231,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         if (value !== undefined) reply.raw.setHeader(name, value);
       }
       reply.hijack();
-      if (route.era === 'modern') await deps.modern.handle(request.raw, reply.raw, body, principal);
+      if (route.era === 'modern-list') {
+        // The hot path: a plain first-page tools/list, answered from the body rendered once per catalog.
+        reply.raw.writeHead(200, { 'content-type': 'application/json' });
+        reply.raw.end(
+          `{"result":${deps.modern.listResult(principal)},"jsonrpc":"2.0","id":${JSON.stringify(route.id)}}`,
+        );
+      } else if (route.era === 'modern') await deps.modern.handle(request.raw, reply.raw, body, principal);
       else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
   });
@@ -251,6 +283,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     });
     if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
       throw unsupportedRevision(outcome.classification.revision ?? 'unknown');
+    }
+    if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
+      return { era: 'modern-list' as const, id: outcome.message.id };
     }
     if (outcome.kind !== 'legacy') return { era: 'modern' as const };
     const version = header('mcp-protocol-version');

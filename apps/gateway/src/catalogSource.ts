@@ -4,6 +4,7 @@ import {
   type Catalog,
   createCatalog,
   type LoadResult,
+  type LoadSkillsOptions,
   loadSkills,
   type Problem,
   type Skill,
@@ -30,12 +31,16 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
   problems,
 });
 
+// The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
+const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
+  roots: config.skills.roots,
+  validation: config.skills.validation,
+  interpreterExtensions: Object.keys(config.scripts.interpreters),
+});
+
 /** Builds a catalog from the configured roots (DESIGN §2–§3). */
 export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
-  const { skills, problems } = await loadSkills({
-    roots: config.skills.roots,
-    validation: config.skills.validation,
-  });
+  const { skills, problems } = await loadSkills(loadOptions(config));
   return createCatalog(skills, catalogOptions(config, problems));
 }
 
@@ -51,7 +56,10 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
   const problems = [...loaded.problems];
   for (const { skill } of previous.skills.values()) {
     if (names.has(skill.name)) continue;
-    const broken = loaded.problems.some((p) => p.severity === 'error' && isInside(p.file, skill.dir));
+    // A SKILL.md that vanished is a warning in lenient mode, but mid-edit it is a broken skill too.
+    const broken = loaded.problems.some(
+      (p) => (p.severity === 'error' || p.code === 'SKILL_MD_MISSING') && isInside(p.file, skill.dir),
+    );
     if (!broken) continue;
     kept.push(skill);
     problems.push({
@@ -71,7 +79,7 @@ export async function createCatalogSource(config: SkillgateConfig): Promise<Cata
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
   let pending: Promise<Catalog> = Promise.resolve(current);
   const reloadOnce = async (): Promise<Catalog> => {
-    const loaded = await loadSkills({ roots: config.skills.roots, validation: config.skills.validation });
+    const loaded = await loadSkills(loadOptions(config));
     const { skills, problems } = keepLastGood(current, loaded);
     const next = createCatalog(skills, catalogOptions(config, problems));
     const previous = current;

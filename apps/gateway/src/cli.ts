@@ -1,7 +1,14 @@
 #!/usr/bin/env node
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertSafeBinding, ConfigError, loadConfig, resolveAuthTokens } from '@skillgate/config';
+import {
+  assertSafeBinding,
+  ConfigError,
+  loadConfig,
+  resolveAuthTokens,
+  type SkillgateConfig,
+} from '@skillgate/config';
 import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
@@ -9,11 +16,13 @@ import { createGateway } from './createGateway.js';
 const USAGE = `Usage: skillgate <command> [options]
 
 Commands:
-  serve     [--config FILE] [--host H] [--port N]      run the gateway
-  validate  [--config FILE | ROOT...] [--strict]       report every skill problem; exit 1 on errors
-  metadata  [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
-  tools     [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
+  serve     [ROOT...] [--config FILE] [--host H] [--port N]  run the gateway
+  validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
+  metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
+  tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
                                                       print the tool list a session would see
+
+ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
 `;
 
 const OPTIONS = {
@@ -32,17 +41,30 @@ type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositio
 
 class UsageError extends Error {}
 
-async function configFrom(flags: Flags) {
+/** Commands that take skill folders (ROOT...) as positional arguments. */
+const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools']);
+
+async function configFrom(flags: Flags, roots: readonly string[] = []): Promise<SkillgateConfig> {
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
   }
   const { config } = await loadConfig({ file: flags.config, overrides: { host: flags.host, port } });
-  return config;
+  if (roots.length === 0) return config;
+  // ROOT arguments replace the config's roots for this run: `tools ./my-skills` shows exactly those skills.
+  const resolved = roots.map((root) => resolve(root));
+  for (const [index, root] of resolved.entries()) {
+    const isDir = await stat(root).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDir) throw new UsageError(`not a folder: ${roots[index]}`);
+  }
+  return { ...config, skills: { ...config.skills, roots: resolved } };
 }
 
-async function serve(flags: Flags): Promise<number> {
-  const config = await configFrom(flags);
+async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
+  const config = await configFrom(flags, roots);
   assertSafeBinding(config, resolveAuthTokens(config, process.env));
   const gateway = await createGateway(config);
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
@@ -69,17 +91,10 @@ async function serve(flags: Flags): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-async function validate(flags: Flags, roots: string[]): Promise<number> {
-  let config = await configFrom(flags);
-  // ROOT arguments and --strict override the config's skills section for this run only.
-  config = {
-    ...config,
-    skills: {
-      ...config.skills,
-      roots: roots.length > 0 ? roots.map((root) => resolve(root)) : config.skills.roots,
-      validation: flags.strict === true ? 'strict' : config.skills.validation,
-    },
-  };
+async function validate(flags: Flags, roots: readonly string[]): Promise<number> {
+  let config = await configFrom(flags, roots);
+  // --strict overrides the config's validation for this run only.
+  if (flags.strict === true) config = { ...config, skills: { ...config.skills, validation: 'strict' } };
   const catalog = await buildCatalog(config);
   for (const p of catalog.problems) {
     const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;
@@ -91,17 +106,17 @@ async function validate(flags: Flags, roots: string[]): Promise<number> {
   return errors > 0 ? 1 : 0;
 }
 
-async function metadata(flags: Flags): Promise<number> {
+async function metadata(flags: Flags, roots: readonly string[]): Promise<number> {
   const format = (flags.format ?? 'markdown') as SummaryFormat;
   if (!['markdown', 'json', 'xml'].includes(format))
     throw new UsageError(`--format must be markdown, json or xml`);
-  const catalog = await buildCatalog(await configFrom(flags));
+  const catalog = await buildCatalog(await configFrom(flags, roots));
   process.stdout.write(`${renderSummary(catalog.skills.values(), format)}\n`);
   return 0;
 }
 
-async function tools(flags: Flags): Promise<number> {
-  const config = await configFrom(flags);
+async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
+  const config = await configFrom(flags, roots);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
@@ -128,16 +143,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined && flags.help !== true ? 2 : 0;
   }
-  if (command !== 'validate' && rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  if (!ROOT_COMMANDS.has(command) && rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   switch (command) {
     case 'serve':
-      return serve(flags);
+      return serve(flags, rest);
     case 'validate':
       return validate(flags, rest);
     case 'metadata':
-      return metadata(flags);
+      return metadata(flags, rest);
     case 'tools':
-      return tools(flags);
+      return tools(flags, rest);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

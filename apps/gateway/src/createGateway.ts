@@ -89,6 +89,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     tokens,
     allowAnonymous: config.auth.allow_anonymous,
     anonymousSkills: config.auth.anonymous_skills,
+    onAuthorizationIgnored: () =>
+      log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
   });
   const runtime: GatewayRuntime = {
     config,

@@ -16,7 +16,8 @@ export interface SessionTransport extends Transport {
 interface PostExchange {
   readonly res: ServerResponse;
   readonly ids: readonly RequestId[];
-  readonly responses: Map<RequestId, JSONRPCMessage>;
+  /** Responses gathered so far, already serialized. */
+  readonly responses: Map<RequestId, string>;
   /** `pending` until the first message: a lone response then goes out as plain JSON, anything else as SSE. */
   mode: 'pending' | 'sse' | 'done';
   readonly batch: boolean;
@@ -40,7 +41,7 @@ export interface NativeTransportLimits {
 
 const DEFAULT_LIMITS: NativeTransportLimits = { maxBatch: 16, maxResponseBytes: 16 * 1024 * 1024 };
 
-const sseEvent = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+const sseEvent = (json: string): string => `event: message\ndata: ${json}\n\n`;
 
 /** The only revision that allowed JSON-RPC batches (they were removed in 2025-06-18). */
 const BATCH_REVISION = '2025-03-26';
@@ -210,44 +211,49 @@ export class NativeHttpTransport implements SessionTransport {
     });
   }
 
-  async send(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const message = this.bounded(original);
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const response = isResponse(message);
     // The first response of a session is the initialize result: it names the negotiated revision.
     if (response && this.revision === undefined) this.noteRevision(message);
+    // Serialized once: the size bound, SSE and plain JSON all use this string.
+    const json = this.bounded(message);
     const relatedId = response ? message.id : options?.relatedRequestId;
     if (relatedId === undefined) {
       // Unrelated server messages go on the GET stream; without one they have nowhere to go.
-      this.standalone?.write(sseEvent(message));
+      this.standalone?.write(sseEvent(json));
       return;
     }
     const exchange = this.exchanges.get(relatedId);
     if (exchange === undefined || exchange.mode === 'done') return;
     if (!response) {
       this.toSse(exchange);
-      exchange.res.write(sseEvent(message));
+      exchange.res.write(sseEvent(json));
       return;
     }
-    exchange.responses.set(relatedId, message);
-    if (exchange.mode === 'sse') exchange.res.write(sseEvent(message));
+    exchange.responses.set(relatedId, json);
+    if (exchange.mode === 'sse') exchange.res.write(sseEvent(json));
     if (exchange.ids.some((id) => !exchange.responses.has(id))) return;
     for (const id of exchange.ids) this.exchanges.delete(id);
     if (exchange.mode === 'sse') {
       exchange.res.end();
     } else {
-      const payload = exchange.batch ? exchange.ids.map((id) => exchange.responses.get(id)) : message;
+      const payload = exchange.batch
+        ? `[${exchange.ids.map((id) => exchange.responses.get(id)).join(',')}]`
+        : json;
       exchange.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId });
-      exchange.res.end(JSON.stringify(payload));
+      exchange.res.end(payload);
     }
     exchange.mode = 'done';
   }
 
-  /** A response over the byte bound is replaced by an error, so no single answer can exhaust memory. */
-  private bounded(message: JSONRPCMessage): JSONRPCMessage {
-    if (!isResponse(message) || !('result' in message)) return message;
-    const bytes = Buffer.byteLength(JSON.stringify(message));
-    if (bytes <= this.limits.maxResponseBytes) return message;
-    return {
+  /** The message as JSON; a result over the byte bound becomes an error, so no answer can exhaust memory. */
+  private bounded(message: JSONRPCMessage): string {
+    const json = JSON.stringify(message);
+    // Bytes are at least the string length: only long strings need the exact count.
+    if (json.length * 3 <= this.limits.maxResponseBytes || !isResponse(message)) return json;
+    const bytes = Buffer.byteLength(json);
+    if (bytes <= this.limits.maxResponseBytes) return json;
+    return JSON.stringify({
       jsonrpc: '2.0',
       id: message.id,
       error: {
@@ -255,7 +261,7 @@ export class NativeHttpTransport implements SessionTransport {
         message: `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes})`,
         data: { reason: 'RESPONSE_TOO_LARGE' },
       },
-    };
+    });
   }
 
   private noteRevision(message: JSONRPCMessage): void {

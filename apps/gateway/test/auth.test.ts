@@ -152,3 +152,37 @@ describe('rate limit', () => {
     await other.body?.cancel();
   });
 });
+
+describe('a gateway without tokens', () => {
+  const lines: string[] = [];
+  let open: TestGateway;
+  beforeAll(async () => {
+    open = await startTestGateway({}, process.env, lines);
+  });
+  afterAll(async () => {
+    await open.close();
+  });
+
+  it('ignores an Authorization header (as the README client set-ups send) and logs that once', async () => {
+    const withToken = await connectClient(open.url, { token: 'whatever-the-client-was-given' });
+    expect(await toolNames(withToken.client)).toContain('skill_text-stats_get_info');
+    const info = await withToken.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
+    expect(info.isError).not.toBe(true);
+    await withToken.close();
+    for (const authorization of ['Bearer other-token', 'Basic dXNlcjpwYXNz', 'garbage']) {
+      const response = await post(open.url, initializeBody(), { authorization });
+      expect(response.status, authorization).toBe(200);
+      await response.body?.cancel();
+    }
+    const ignored = lines.filter((l) => l.includes('no auth tokens are configured'));
+    expect(ignored).toHaveLength(1);
+    expect(JSON.parse(ignored[0] ?? '{}')).toMatchObject({ level: 40 });
+    expect(lines.join('\n')).not.toContain('whatever-the-client-was-given');
+  });
+
+  it('still serves clients that send no header', async () => {
+    const plain = await connectClient(open.url);
+    expect(await toolNames(plain.client)).toContain('skill_text-stats_get_info');
+    await plain.close();
+  });
+});

@@ -1,8 +1,10 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { EXAMPLES_ROOT, REPO_ROOT } from './helpers/testGateway.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectClient, EXAMPLES_ROOT, REPO_ROOT, toolNames } from './helpers/testGateway.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
@@ -85,10 +87,8 @@ describe('skillgate CLI', () => {
     expect(names).toContain('skill_csv-tools_run_csv_to_json_py');
     expect(names).toContain('skill_dataset-profile_run_async_profile_py');
     expect(names).toContain('skill_repo-hygiene_run_check-readme');
-    // A 60-character name is cut to 48 and ends in a hash.
-    expect(
-      names.some((n) => n.startsWith('skill_release-notes_read_conventions_con') && /_[0-9a-f]{6}$/.test(n)),
-    ).toBe(true);
+    // A 61-character name is shortened to 48: it keeps the skill, the role and the file's end, plus a hash.
+    expect(names.filter((n) => /^skill_release-notes_read_commits_md_[0-9a-f]{6}$/.test(n))).toHaveLength(1);
   });
 
   it('tools: refuses an unknown skill with exit 2', async () => {
@@ -127,3 +127,116 @@ describe('skillgate CLI', () => {
     expect(stderr).toContain('auth.allow_anonymous');
   });
 });
+
+/** A skills root in a temporary folder: one skill, a folder that is not a skill, a file that cannot run. */
+async function myRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'skillgate-cli-'));
+  roots.push(root);
+  const files: Record<string, string> = {
+    'my-skill/SKILL.md':
+      '---\nname: my-skill\ndescription: Reports things. Use for reports.\n---\n\n# My skill\n',
+    'my-skill/scripts/report.py': 'print("report")\n',
+    'my-skill/scripts/requirements.txt': 'nothing==1.0\n',
+    'my-skill/references/guide.md': '# guide\n',
+    'shared-notes/README.md': 'notes shared by the skills, not a skill\n',
+  };
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+  return root;
+}
+
+const roots: string[] = [];
+afterAll(async () => {
+  await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+});
+
+describe('skillgate CLI with skill folders as arguments', () => {
+  it('tools ROOT --unlock SKILL: prints the tools of exactly those skills; a script that cannot run has no run tool', async () => {
+    const root = await myRoot();
+    // A path relative to the cwd, as a user types it.
+    const { code, stdout } = await cli('tools', relative(REPO_ROOT, root), '--unlock', 'my-skill');
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual([
+      'skill_my-skill_get_info',
+      'skill_my-skill_read_guide_md',
+      'skill_my-skill_run_report_py',
+      'skill_my-skill_read_report_py',
+      'skill_my-skill_read_requirements_txt',
+    ]);
+  });
+
+  it('metadata ROOT: summarizes only the skills of that folder', async () => {
+    const root = await myRoot();
+    const { code, stdout } = await cli('metadata', root, '--format', 'json');
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as Array<{ name: string }>).map((s) => s.name)).toEqual(['my-skill']);
+  });
+
+  it('validate ROOT: a folder without SKILL.md and a script that cannot run are warnings, exit 0; --strict exits 1', async () => {
+    const root = await myRoot();
+    const lenient = await cli('validate', root);
+    expect(lenient.code).toBe(0);
+    const lines = lenient.stdout.trim().split('\n');
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^warning +SKILL_MD_MISSING .*shared-notes\/SKILL\.md: skipped: no SKILL\.md/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^warning +SCRIPT_NOT_RUNNABLE .*my-skill\/scripts\/requirements\.txt: .*no run tool/,
+      ),
+    );
+    expect(lines.at(-1)).toBe('1 skills loaded, 0 errors, 2 warnings');
+    const strict = await cli('validate', '--strict', root);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/^error +SKILL_MD_MISSING .*shared-notes/m);
+  });
+
+  it('refuses a ROOT that is not a folder with exit 2', async () => {
+    const { code, stderr } = await cli('tools', join(REPO_ROOT, 'no-such-folder'));
+    expect(code).toBe(2);
+    expect(stderr).toContain('not a folder');
+  });
+
+  it('serve ROOT: serves exactly the skills of that folder', async () => {
+    const root = await myRoot();
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@skillgate/source', '--import', 'tsx', CLI, 'serve', root, '--port', '0'],
+      { cwd: REPO_ROOT, env: { ...process.env, SKILLGATE_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    try {
+      const address = await waitFor(
+        () => /"address":"(http:\/\/[^"]+)"/.exec(output)?.[1],
+        30_000,
+        () => output,
+      );
+      const client = await connectClient(new URL('/mcp', address));
+      expect(await toolNames(client.client)).toEqual(['skill_my-skill_get_info']);
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
+
+/** Polls `probe` until it returns a value, or fails after `ms` with `context()` in the message. */
+async function waitFor<T>(probe: () => T | undefined, ms: number, context: () => string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; output so far:\n${context()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

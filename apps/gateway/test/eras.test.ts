@@ -215,3 +215,42 @@ describe('modern era: principals and reloads', () => {
     }
   });
 });
+
+describe('the modern tools/list hot path', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ skills: { async_enabled: true } });
+  });
+  afterAll(async () => gw.close());
+
+  it("answers exactly what the SDK's modern path answers", async () => {
+    const list = async (params: Record<string, unknown>) => {
+      const response = await post(
+        gw.url,
+        { jsonrpc: '2.0', id: 'same', method: 'tools/list', params },
+        modernHeaders('tools/list'),
+      );
+      expect(response.status).toBe(200);
+      return response.json();
+    };
+    const fast = await list({ _meta: meta });
+    // A cursor takes the SDK's path (the gateway has one page, so the result is the same list).
+    const sdk = await list({ _meta: meta, cursor: 'page-2' });
+    expect(fast).toEqual(sdk);
+  });
+
+  it('leaves a request with a bad envelope to the SDK, which refuses it', async () => {
+    const response = await post(
+      gw.url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } },
+      },
+      modernHeaders('tools/list'),
+    );
+    const body = (await response.json()) as { error?: { code: number } };
+    expect(body.error?.code).toBe(-32602);
+  });
+});

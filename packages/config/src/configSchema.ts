@@ -1,5 +1,6 @@
-import { DISCLOSURES } from '@skillgate/skills';
+import { DISCLOSURES, MIN_NAME_LENGTH } from '@skillgate/skills';
 import { z } from 'zod';
+import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
 const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
@@ -132,10 +133,11 @@ const toolsSchema = z.strictObject({
   max_name_length: z
     .number()
     .int()
-    .min(24)
+    // A shortened name must keep its role, a hash and some of its parts (docs/decisions.md).
+    .min(MIN_NAME_LENGTH)
     .max(64)
     .default(48)
-    .describe('Longest tool name; longer names are cut and end in a hash.'),
+    .describe('Longest tool name; a longer name is shortened but keeps skill_, its role and a hash.'),
   list_ttl_ms: z
     .number()
     .int()
@@ -296,9 +298,9 @@ export const configSchema = z.strictObject({
   rate_limit: rateLimitSchema.prefault({}),
   clients: z
     .array(clientSchema)
-    .default([])
+    .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))
     .describe(
-      'Per-client disclosure profiles: { match: { name?, principal? }, disclosure }; first match wins.',
+      'Per-client disclosure profiles for 2025-era sessions: { match: { name?, principal? }, disclosure }; first match wins. The default sends clients known not to re-list tools to catalog (docs/clients.md).',
     ),
   logging: loggingSchema.prefault({}),
 });

@@ -58,7 +58,7 @@ describe('configReference', () => {
     expect(rows.get('server.host')?.default).toBe('"127.0.0.1"');
     expect(rows.get('skills.roots')?.default).toBe('["./examples/skills"]');
     expect(rows.get('auth.tokens')?.default).toBe('[]');
-    expect(rows.get('clients')?.default).toBe('[]');
+    expect(rows.get('clients')?.default).toContain('"codex-mcp-client"');
     expect(JSON.parse(rows.get('scripts.interpreters')?.default ?? 'null')).toMatchObject({
       '.py': ['python3'],
     });

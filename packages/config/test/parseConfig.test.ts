@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/index.js';
+import { KNOWN_CLIENT_PROFILES } from '../src/knownClientProfiles.js';
 
 const base = { baseDir: '/srv/gateway' };
 
@@ -76,7 +77,7 @@ describe('parseConfig defaults', () => {
       sessions: { ttl_seconds: 3600, max_sessions: 10_000, max_per_principal: 1000, scope: 'session' },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
       rate_limit: { requests_per_second: 50, burst: 200 },
-      clients: [],
+      clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       logging: { level: 'info', log_arguments: false },
     });
   });
@@ -162,7 +163,7 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ skills: { validation: 'pedantic' } }, 'skills.validation'],
     [{ skills: { disclosure: 'lazy' } }, 'skills.disclosure'],
     [{ skills: { watch_debounce_ms: 0 } }, 'skills.watch_debounce_ms'],
-    [{ tools: { max_name_length: 23 } }, 'tools.max_name_length'],
+    [{ tools: { max_name_length: 31 } }, 'tools.max_name_length'],
     [{ tools: { max_name_length: 65 } }, 'tools.max_name_length'],
     [{ scripts: { default_timeout: 0, max_timeout: 10 } }, 'scripts.default_timeout'],
     [{ scripts: { max_timeout: Number.POSITIVE_INFINITY } }, 'scripts.max_timeout'],

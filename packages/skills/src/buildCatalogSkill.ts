@@ -35,7 +35,8 @@ function describe(kind: FileKind, file: SkillFile, skill: string): string {
 export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogSkillContext): CatalogSkill {
   const { registry, schemas, targets } = context;
   const getInfoName = registry.claim({
-    plain: `skill_${sname}_get_info`,
+    sname,
+    role: 'get_info',
     identity: `${skill.name}\0get_info`,
     owner: `get_info tool of skill "${skill.name}"`,
     file: join(skill.dir, 'SKILL.md'),
@@ -52,7 +53,9 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
   const listed: ListedTool[] = [];
   const addTool = (kind: FileKind, file: SkillFile, sfile: string): string => {
     const name = registry.claim({
-      plain: `skill_${sname}_${kind}_${sfile}`,
+      sname,
+      role: kind,
+      sfile,
       identity: `${skill.name}\0${kind}\0${file.path}`,
       owner: `${kind} tool of ${file.path} of skill "${skill.name}"`,
       file: file.absolutePath,

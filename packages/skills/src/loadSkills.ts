@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import { errorCode } from './errorCode.js';
 import { isInside } from './isInside.js';
 import { mapInOrder } from './mapInOrder.js';
+import { noSkillMdProblem } from './noSkillMdProblem.js';
 import { parseSkillMd } from './parseSkillMd.js';
 import { scanSkillFiles } from './scanSkillFiles.js';
-import type { LoadResult, LoadSkillsOptions, Problem, Skill, Validation } from './types.js';
+import type { LoadResult, LoadSkillsOptions, Problem, Skill } from './types.js';
 
 // Skills of a root load in parallel, but boundedly, so that a large root cannot exhaust file descriptors.
 const PARALLEL_SKILLS = 8;
@@ -28,7 +29,7 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult
   for (const root of roots) {
     const dirNames = await listSkillDirs(root, problems);
     const loaded = await mapInOrder(dirNames, PARALLEL_SKILLS, (dirName) =>
-      loadSkill(root, dirName, options.validation),
+      loadSkill(root, dirName, options),
     );
     for (const { skill, problems: found } of loaded) {
       problems.push(...found);
@@ -78,7 +79,8 @@ async function listSkillDirs(root: string, problems: Problem[]): Promise<string[
   }
 }
 
-async function loadSkill(root: string, dirName: string, validation: Validation): Promise<LoadedSkill> {
+async function loadSkill(root: string, dirName: string, options: LoadSkillsOptions): Promise<LoadedSkill> {
+  const { validation } = options;
   const dir = join(root, dirName);
   const file = join(dir, 'SKILL.md');
   const missing = (reason: string): LoadedSkill => ({
@@ -92,15 +94,14 @@ async function loadSkill(root: string, dirName: string, validation: Validation):
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = errorCode(error);
-    return missing(
-      code === 'ENOENT' ? 'no SKILL.md: not a skill, skipped' : `cannot read SKILL.md (${code})`,
-    );
+    if (code === 'ENOENT') return { problems: [await noSkillMdProblem(dir, validation)] };
+    return missing(`cannot read SKILL.md (${code})`);
   }
   const parsed = parseSkillMd(text, { file, dirName, validation });
   if (parsed.skill === undefined) return { problems: parsed.problems };
   let scan: Awaited<ReturnType<typeof scanSkillFiles>>;
   try {
-    scan = await scanSkillFiles(dir, parsed.skill.name);
+    scan = await scanSkillFiles(dir, parsed.skill.name, options);
   } catch (error) {
     // Only a directory vanishing mid-load gets here; it must not stop the other skills.
     return missing(`cannot read the skill directory (${errorCode(error)})`);

@@ -1,10 +1,10 @@
+import { shortenToolName } from './shortenToolName.js';
 import { shortHash } from './shortHash.js';
+import { plainToolName, type ToolNameParts } from './toolNameParts.js';
 import type { Problem } from './types.js';
 
-/** Who asks for a tool name: enough to derive a stable hash and to report a clash. */
-export interface NameClaim {
-  /** The name as DESIGN §3 builds it, before truncation and clash handling. */
-  readonly plain: string;
+/** Who asks for a tool name: its parts, enough to derive a stable hash, and whom to report a clash to. */
+export interface NameClaim extends ToolNameParts {
   /** Stable identity of the tool (skill, kind, file): the hash of a renamed tool depends only on it. */
   readonly identity: string;
   /** Human description of the owner, e.g. `run tool of scripts/build.sh of skill "pdf"`. */
@@ -22,14 +22,6 @@ export interface NameRegistry {
   claim(claim: NameClaim): string;
 }
 
-const HASH_SUFFIX = 7; // `_` + 6 hex chars
-
-/** `base_hash`, cutting `base` so that the result fits in `maxLength`. */
-export function withHashSuffix(base: string, hash: string, maxLength: number): string {
-  if (base.length + HASH_SUFFIX <= maxLength) return `${base}_${hash}`;
-  return `${base.slice(0, maxLength - HASH_SUFFIX).replace(/[_-]+$/, '')}_${hash}`;
-}
-
 /** Creates a registry; problems found while naming are pushed to `problems`. */
 export function createNameRegistry(maxLength: number, problems: Problem[]): NameRegistry {
   const owners = new Map<string, string>();
@@ -42,10 +34,12 @@ export function createNameRegistry(maxLength: number, problems: Problem[]): Name
       owners.set(name, owner);
     },
     claim(claim) {
-      let name = claim.plain;
+      const plain = plainToolName(claim);
+      let name = plain;
       if (name.length > maxLength) {
-        name = withHashSuffix(claim.plain, shortHash(claim.plain), maxLength);
-        report(claim, 'TOOL_NAME_TRUNCATED', name, `${claim.plain} is longer than ${maxLength} chars`);
+        // The hash is of the full name, so the same long name always gets the same short one.
+        name = shortenToolName(claim, shortHash(plain), maxLength);
+        report(claim, 'TOOL_NAME_TRUNCATED', name, `${plain} is longer than ${maxLength} chars`);
       }
       const firstOwner = owners.get(name);
       if (firstOwner !== undefined) {
@@ -53,7 +47,7 @@ export function createNameRegistry(maxLength: number, problems: Problem[]): Name
         // Later claimants move away, never the first: a loop, because even the new name may be taken.
         for (let attempt = 1; owners.has(name); attempt++) {
           const seed = attempt === 1 ? claim.identity : `${claim.identity}\0${attempt}`;
-          name = withHashSuffix(claim.plain, shortHash(seed), maxLength);
+          name = shortenToolName(claim, shortHash(seed), maxLength);
         }
         report(
           claim,

@@ -1,8 +1,9 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { errorCode } from './errorCode.js';
 import { isInside } from './isInside.js';
+import { isRunnableScript } from './isRunnableScript.js';
 import { mimeTypeOf } from './mimeType.js';
 import { sniffBinary } from './sniffBinary.js';
 import type { Problem, SkillFile } from './types.js';
@@ -18,6 +19,7 @@ interface Walk {
   readonly skillReal: string;
   readonly files: SkillFile[];
   readonly problems: Problem[];
+  readonly interpreterExtensions: ReadonlySet<string> | undefined;
   full: boolean;
 }
 
@@ -30,16 +32,47 @@ export interface ScanResult {
 const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
+/** Options of scanSkillFiles. */
+export interface ScanOptions {
+  /** Extensions with a configured interpreter; when given, other non-shebang files under `scripts/` get no run tool. */
+  readonly interpreterExtensions?: readonly string[];
+}
+
 /** Lists the resources of the skill in `skillDir` (DESIGN §2): every regular file except the top SKILL.md. */
-export async function scanSkillFiles(skillDir: string, skill: string): Promise<ScanResult> {
+export async function scanSkillFiles(
+  skillDir: string,
+  skill: string,
+  options: ScanOptions = {},
+): Promise<ScanResult> {
   const skillReal = await realpath(skillDir);
-  const walk: Walk = { skill, skillDir, skillReal, files: [], problems: [], full: false };
+  const extensions = options.interpreterExtensions?.map((ext) => ext.toLowerCase());
+  const walk: Walk = {
+    skill,
+    skillDir,
+    skillReal,
+    files: [],
+    problems: [],
+    interpreterExtensions: extensions === undefined ? undefined : new Set(extensions),
+    full: false,
+  };
   await walkDir(walk, skillDir, skillReal, '', new Set([skillReal]));
   return { files: walk.files.sort(byPath), problems: walk.problems };
 }
 
 function skip(walk: Walk, file: string, reason: string): void {
   walk.problems.push({ severity: 'warning', code: 'FILE_SKIPPED', file, skill: walk.skill, reason });
+}
+
+function notRunnable(walk: Walk, path: string, file: string): void {
+  const ext = extname(path);
+  const why = ext === '' ? 'it has no extension' : `no interpreter is configured for "${ext}"`;
+  walk.problems.push({
+    severity: 'warning',
+    code: 'SCRIPT_NOT_RUNNABLE',
+    file,
+    skill: walk.skill,
+    reason: `${path}: ${why} and it is not an executable with a shebang, so it gets no run tool (it can still be read)`,
+  });
 }
 
 /**
@@ -131,12 +164,23 @@ async function addFile(walk: Walk, path: string, absolutePath: string, stats: St
     skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
     return;
   }
+  const isExecutable = (stats.mode & 0o111) !== 0;
+  let isScript = false;
+  if (path.startsWith('scripts/')) {
+    try {
+      isScript = await isRunnableScript({ path, absolutePath, isExecutable }, walk.interpreterExtensions);
+    } catch (error) {
+      skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
+      return;
+    }
+    if (!isScript) notRunnable(walk, path, absolutePath);
+  }
   walk.files.push({
     path,
     absolutePath,
     size: stats.size,
-    isScript: path.startsWith('scripts/'),
-    isExecutable: (stats.mode & 0o111) !== 0,
+    isScript,
+    isExecutable,
     mimeType: mimeTypeOf(path, isBinary),
     isBinary,
   });

@@ -16,5 +16,8 @@ export const READ_SKILL_FILE_TOOL = 'read_skill_file';
 /** Universal mode: runs one script of a skill. */
 export const RUN_SKILL_SCRIPT_TOOL = 'run_skill_script';
 
-/** Smallest allowed `maxNameLength`: the longest fixed tool name must fit. */
-export const MIN_NAME_LENGTH = ASYNC_STATUS_TOOL.length;
+/**
+ * Smallest allowed `maxNameLength`: a shortened run_async name (`skill_` + `_run_async_` + `_` + 6 hex, 24
+ * chars) still keeps 8 chars for the skill and file parts, so that a model can tell what it runs.
+ */
+export const MIN_NAME_LENGTH = 32;

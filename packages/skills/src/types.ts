@@ -22,6 +22,7 @@ export type ProblemCode =
   | 'NAME_MISMATCH'
   | 'NAME_CLASH'
   | 'FILE_SKIPPED'
+  | 'SCRIPT_NOT_RUNNABLE'
   | 'TOOL_NAME_CLASH'
   | 'TOOL_NAME_TRUNCATED'
   | 'ROOT_UNREADABLE'
@@ -46,7 +47,10 @@ export interface SkillFile {
   readonly path: string;
   readonly absolutePath: string;
   readonly size: number;
-  /** True for files under `scripts/`: they get run tools. */
+  /**
+   * True for files under `scripts/` that can run (an interpreter is configured for the extension, or the file
+   * is executable with a shebang): they get run tools. Other files under `scripts/` are only readable.
+   */
   readonly isScript: boolean;
   /** True when the file has its executable bit set (shebang scripts may run directly). */
   readonly isExecutable: boolean;
@@ -184,6 +188,8 @@ export interface LoadSkillsOptions {
   /** Skill roots in precedence order: on a name clash the first root wins. */
   readonly roots: readonly string[];
   readonly validation: Validation;
+  /** Extensions with a configured interpreter (`.py`); when given, only runnable files under `scripts/` are scripts. */
+  readonly interpreterExtensions?: readonly string[];
 }
 
 /** Options of parseSkillMd. */

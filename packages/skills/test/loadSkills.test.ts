@@ -180,6 +180,58 @@ describe('loadSkills', () => {
     ]);
   });
 
+  it('calls a folder without SKILL.md skipped: a warning in lenient mode, an error in strict mode', async () => {
+    const root = await tempDir();
+    await writeTree(root, { 'a/SKILL.md': skillMd('a'), 'shared/notes.md': 'not a skill' });
+    const lenient = await loadSkills({ roots: [root], validation: 'lenient' });
+    expect(names(lenient)).toEqual(['a']);
+    expect(lenient.problems).toEqual([
+      expect.objectContaining({
+        code: 'SKILL_MD_MISSING',
+        severity: 'warning',
+        file: join(root, 'shared', 'SKILL.md'),
+        reason: expect.stringMatching(/^skipped: no SKILL\.md/),
+      }),
+    ]);
+    const strict = await loadSkills({ roots: [root], validation: 'strict' });
+    expect(strict.problems.map((p) => p.severity)).toEqual(['error']);
+  });
+
+  it('reports a skill.md named in the wrong case as an error even in lenient mode', async () => {
+    const root = await tempDir();
+    await writeTree(root, { 'pdf/skill.md': skillMd('pdf') });
+    const result = await loadSkills({ roots: [root], validation: 'lenient' });
+    expect(result.skills).toEqual([]);
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        code: 'SKILL_MD_MISSING',
+        severity: 'error',
+        reason: expect.stringContaining('"skill.md"'),
+      }),
+    ]);
+  });
+
+  it('gives a file under scripts/ that no interpreter can run no run tool, and reports it', async () => {
+    const root = await tempDir();
+    await writeTree(root, {
+      'a/SKILL.md': skillMd('a'),
+      'a/scripts/go.py': 'print(1)',
+      'a/scripts/data.csv': 'x,y',
+    });
+    const result = await loadSkills({ roots: [root], validation: 'strict', interpreterExtensions: ['.py'] });
+    expect(result.skills[0]?.files.map((f) => [f.path, f.isScript])).toEqual([
+      ['scripts/data.csv', false],
+      ['scripts/go.py', true],
+    ]);
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        code: 'SCRIPT_NOT_RUNNABLE',
+        severity: 'warning',
+        file: join(root, 'a/scripts/data.csv'),
+      }),
+    ]);
+  });
+
   it('follows a symlinked skill directory in a root', async () => {
     const root = await tempDir();
     const elsewhere = await tempDir();

@@ -31,6 +31,42 @@ describe('scanSkillFiles', () => {
     expect(result.problems).toEqual([]);
   });
 
+  it('with interpreter extensions, makes scripts only of files that can run, and warns about the rest', async () => {
+    const dir = await tempDir();
+    await writeTree(dir, {
+      'scripts/run.sh': 'echo',
+      'scripts/check': '#!/bin/sh\necho ok\n',
+      'scripts/README.md': '# how to run',
+      'scripts/Makefile': 'all:',
+      'references/notes.txt': 'not under scripts/, never a script',
+    });
+    await chmod(join(dir, 'scripts/check'), 0o755);
+    const result = await scanSkillFiles(dir, 'skill', { interpreterExtensions: ['.SH', '.py'] });
+    expect(result.files.map((f) => [f.path, f.isScript])).toEqual([
+      ['references/notes.txt', false],
+      ['scripts/Makefile', false],
+      ['scripts/README.md', false],
+      ['scripts/check', true],
+      ['scripts/run.sh', true],
+    ]);
+    expect(result.problems).toEqual([
+      {
+        severity: 'warning',
+        code: 'SCRIPT_NOT_RUNNABLE',
+        file: join(dir, 'scripts/Makefile'),
+        skill: 'skill',
+        reason: expect.stringMatching(/^scripts\/Makefile: it has no extension .*no run tool/),
+      },
+      {
+        severity: 'warning',
+        code: 'SCRIPT_NOT_RUNNABLE',
+        file: join(dir, 'scripts/README.md'),
+        skill: 'skill',
+        reason: expect.stringMatching(/^scripts\/README.md: no interpreter is configured for "\.md"/),
+      },
+    ]);
+  });
+
   it('skips dotfiles, dot-directories and vendored trees with a short warning each', async () => {
     const dir = await tempDir();
     await writeTree(dir, {

@@ -17,6 +17,11 @@ import { registerToolHandlers } from '../toolHandlers.js';
 export interface ModernEndpoint {
   /** Serves one modern request (the body already parsed by Fastify). */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void>;
+  /**
+   * The JSON of a first-page tools/list result for a principal, exactly as the SDK's modern path would
+   * write it, rendered once per (catalog, principal): the hot path answers from it (docs/protocol-eras.md).
+   */
+  listResult(principal: Principal): string;
   /** Publishes tools/list_changed to every open subscriptions/listen stream. */
   toolsChanged(): void;
   close(): Promise<void>;
@@ -52,13 +57,7 @@ export function createModernEndpoint(
     ({ authInfo }) => {
       const principal = principalOf(authInfo);
       const catalog = runtime.catalogs.current;
-      const audience: Audience = {
-        era: 'modern',
-        disclosure: config.skills.modern_disclosure,
-        principal,
-        // No sessions in this era: jobs belong to the principal that started them.
-        scopeKey: `principal:${principal.name}`,
-      };
+      const audience = audienceOf(principal);
       const cache = {
         ttlMs: config.tools.list_ttl_ms,
         cacheScope: runtime.disclosure.cacheScope(catalog, principal),
@@ -78,6 +77,15 @@ export function createModernEndpoint(
       onerror: (error) => runtime.log.debug({ err: error }, 'modern request rejected'),
     },
   );
+  const audienceOf = (principal: Principal): Audience => ({
+    era: 'modern',
+    disclosure: config.skills.modern_disclosure,
+    principal,
+    // No sessions in this era: jobs belong to the principal that started them.
+    scopeKey: `principal:${principal.name}`,
+  });
+  const listResults = new WeakMap<object, Map<string, string>>();
+  const serverMeta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
     onerror: (error) => runtime.log.error({ err: error }, 'modern request failed'),
   });
@@ -90,6 +98,32 @@ export function createModernEndpoint(
         extra: { principal },
       };
       await serve(req, res, body);
+    },
+    listResult(principal) {
+      const catalog = runtime.catalogs.current;
+      let perCatalog = listResults.get(catalog);
+      if (perCatalog === undefined) {
+        perCatalog = new Map();
+        listResults.set(catalog, perCatalog);
+      }
+      const cached = perCatalog.get(principal.name);
+      if (cached !== undefined) return cached;
+      // The modern list never depends on unlocks, so the view needs no store access.
+      const allowed = runtime.policy.allowedSkills(principal, catalog);
+      const tools = catalog.listTools({
+        disclosure: audienceOf(principal).disclosure,
+        unlocked: new Set(),
+        allowed,
+      });
+      const json = JSON.stringify({
+        tools,
+        resultType: 'complete',
+        ttlMs: config.tools.list_ttl_ms,
+        cacheScope: runtime.disclosure.cacheScope(catalog, principal),
+        _meta: serverMeta,
+      });
+      perCatalog.set(principal.name, json);
+      return json;
     },
     toolsChanged: () => handler.notify.toolsChanged(),
     close: () => handler.close(),

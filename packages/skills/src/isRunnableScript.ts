@@ -1,0 +1,35 @@
+import { open } from 'node:fs/promises';
+import { extname } from 'node:path';
+
+// `#!` (a script the kernel hands to its interpreter) or `\x7fELF` (a compiled program).
+const SHEBANG = Buffer.from('#!');
+const ELF = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+
+/** What isRunnableScript needs to know of a file under `scripts/`. */
+export interface ScriptCandidate {
+  readonly path: string;
+  readonly absolutePath: string;
+  readonly isExecutable: boolean;
+}
+
+/**
+ * True when the gateway's runner could start the file (docs/decisions.md, "Catalog and names"): its
+ * extension has a configured interpreter, or it is executable and starts with a shebang (or is an ELF
+ * program). `extensions` are lowercase with the dot, e.g. `.py`; undefined means every file counts.
+ */
+export async function isRunnableScript(
+  file: ScriptCandidate,
+  extensions: ReadonlySet<string> | undefined,
+): Promise<boolean> {
+  if (extensions === undefined || extensions.has(extname(file.path).toLowerCase())) return true;
+  if (!file.isExecutable) return false;
+  const handle = await open(file.absolutePath, 'r');
+  try {
+    const head = Buffer.alloc(ELF.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const start = head.subarray(0, bytesRead);
+    return start.subarray(0, SHEBANG.length).equals(SHEBANG) || start.equals(ELF);
+  } finally {
+    await handle.close();
+  }
+}
