@@ -1,4 +1,9 @@
-import { DISCLOSURES, MIN_NAME_LENGTH } from '@skillgate/skills';
+import {
+  DEFAULT_MAX_SKILL_MD_BYTES,
+  DISCLOSURES,
+  MAX_DESCRIPTION_CHARS,
+  MIN_NAME_LENGTH,
+} from '@skillgate/skills';
 import { z } from 'zod';
 import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 
@@ -127,6 +132,16 @@ const skillsSchema = z.strictObject({
     .max(60_000)
     .default(300)
     .describe('Quiet time after a change before reloading.'),
+  max_skill_md_bytes: count(1024)
+    .max(16_777_216)
+    .default(DEFAULT_MAX_SKILL_MD_BYTES)
+    .describe('Largest SKILL.md served; a larger one refuses its skill (reported by validate).'),
+  max_description_chars: count(16)
+    .max(MAX_DESCRIPTION_CHARS)
+    .default(MAX_DESCRIPTION_CHARS)
+    .describe(
+      'Longest skill description served (the specification allows 1024); a longer one is cut in lenient mode, refused in strict.',
+    ),
 });
 
 const toolsSchema = z.strictObject({

@@ -48,6 +48,8 @@ describe('loadConfig from a file', () => {
         async_enabled: true,
         watch: true,
         watch_debounce_ms: 50,
+        max_skill_md_bytes: 65_536,
+        max_description_chars: 512,
       },
       tools: { max_name_length: 60, list_ttl_ms: 5000 },
       scripts: {

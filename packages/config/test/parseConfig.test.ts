@@ -47,6 +47,8 @@ describe('parseConfig defaults', () => {
         async_enabled: false,
         watch: false,
         watch_debounce_ms: 300,
+        max_skill_md_bytes: 262_144,
+        max_description_chars: 1024,
       },
       tools: { max_name_length: 48, list_ttl_ms: 60_000 },
       scripts: {
@@ -163,6 +165,8 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ skills: { validation: 'pedantic' } }, 'skills.validation'],
     [{ skills: { disclosure: 'lazy' } }, 'skills.disclosure'],
     [{ skills: { watch_debounce_ms: 0 } }, 'skills.watch_debounce_ms'],
+    [{ skills: { max_skill_md_bytes: 100 } }, 'skills.max_skill_md_bytes'],
+    [{ skills: { max_description_chars: 1025 } }, 'skills.max_description_chars'],
     [{ tools: { max_name_length: 31 } }, 'tools.max_name_length'],
     [{ tools: { max_name_length: 65 } }, 'tools.max_name_length'],
     [{ scripts: { default_timeout: 0, max_timeout: 10 } }, 'scripts.default_timeout'],
