@@ -36,6 +36,8 @@ const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
   roots: config.skills.roots,
   validation: config.skills.validation,
   interpreterExtensions: Object.keys(config.scripts.interpreters),
+  maxSkillMdBytes: config.skills.max_skill_md_bytes,
+  maxDescriptionChars: config.skills.max_description_chars,
 });
 
 /** Builds a catalog from the configured roots (DESIGN §2–§3). */

@@ -2,7 +2,7 @@ import { resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createJobRegistry, createScriptRunner } from '@skillgate/runner';
 import { createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import pino from 'pino';
+import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
 import { buildApp } from './buildApp.js';
 import { createCatalogSource } from './catalogSource.js';
@@ -11,6 +11,7 @@ import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
 import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
+import { createGatewayLogger } from './logging/createGatewayLogger.js';
 import { createMetrics } from './metrics.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createRateLimiter } from './rateLimiter.js';
@@ -22,8 +23,10 @@ import { watchSkillRoots } from './skillWatcher.js';
 export interface GatewayOptions {
   /** Environment to read token variables and script passthrough values from (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Logger to use instead of a JSON logger on stdout at the configured level. */
+  /** Logger to use as is (it owns its redaction) instead of the gateway's redacting JSON logger. */
   readonly logger?: FastifyBaseLogger;
+  /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
+  readonly logDestination?: DestinationStream;
 }
 
 /** A built, not yet listening gateway. */
@@ -39,13 +42,14 @@ export interface Gateway {
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
   const tokens = resolveAuthTokens(config, env);
+  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
   const log =
     options.logger ??
-    (pino({
+    createGatewayLogger({
       level: config.logging.level,
-      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
-    }) as FastifyBaseLogger);
-  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+      destination: options.logDestination,
+      secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
+    });
   const runner = createScriptRunner({
     interpreters: config.scripts.interpreters,
     envPassthrough: config.scripts.env_passthrough,

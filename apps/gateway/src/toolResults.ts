@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RunResult } from '@skillgate/runner';
-import type { SkillFile } from '@skillgate/skills';
+import { type BoundedRead, readBounded, type SkillFile, SkillsError } from '@skillgate/skills';
 
 /** A tool result that reports a failure the model can act on (DESIGN §4, STYLE rule 4). */
 export function toolError(text: string): CallToolResult {
@@ -37,44 +36,84 @@ export interface ReadLimits {
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
-/** Reads a skill file for a read tool: text (cut with a note), image content, or an embedded blob. */
+/** Why a file could not be read, in words for the model. */
+function unreadableReason(error: unknown): string {
+  if (!(error instanceof SkillsError)) return 'unknown error';
+  switch (error.code) {
+    case 'FILE_NOT_REGULAR':
+      return 'it is no longer a regular file';
+    case 'FILE_TIMEOUT':
+    case 'FILE_BUSY':
+      return 'the file system did not answer in time';
+    default: {
+      const cause = error.cause as NodeJS.ErrnoException | undefined;
+      return cause?.code ?? error.code;
+    }
+  }
+}
+
+function unreadable(file: SkillFile, error: unknown): CallToolResult {
+  return toolError(
+    `${file.path} could not be read (${unreadableReason(error)}); the skill may have changed on disk.`,
+  );
+}
+
+/** The end of the longest prefix of `data` (at most `max` bytes) that ends on a whole UTF-8 character. */
+function utf8Boundary(data: Buffer, max: number): number {
+  let end = Math.min(max, data.length);
+  // Step back over continuation bytes (10xxxxxx) to the lead byte of a character the cut would split.
+  let back = end;
+  while (back > 0 && back > end - 4 && ((data[back - 1] ?? 0) & 0xc0) === 0x80) back--;
+  const lead = data[back - 1] ?? 0;
+  const width = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  if (back > 0 && back - 1 + width > end) end = back - 1;
+  return end;
+}
+
+/**
+ * Reads a skill file for a read tool: text (cut with a note), image content, or an embedded blob. At most
+ * the cap is read, from one handle opened on a regular file (docs/decisions.md, "Bounded file access"), so
+ * a file grown huge, or replaced by a FIFO, after loading costs at most the cap and one error.
+ */
 export async function readSkillFile(
   skillName: string,
   file: SkillFile,
   limits: ReadLimits,
 ): Promise<CallToolResult> {
   const uri = `skill://${skillName}/${file.path.split('/').map(encodeURIComponent).join('/')}`;
-  if (file.isBinary && file.size > limits.maxBinaryBytes) {
-    return toolError(
-      `${file.path} is ${file.size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`,
-    );
-  }
-  let data: Buffer;
+  const tooBig = (size: number) =>
+    toolError(`${file.path} is ${size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`);
+  if (file.isBinary && file.size > limits.maxBinaryBytes) return tooBig(file.size);
+  let read: BoundedRead;
   try {
-    data = await readFile(file.absolutePath);
+    read = await readBounded(file.absolutePath, {
+      maxBytes: file.isBinary ? limits.maxBinaryBytes : limits.maxTextBytes,
+    });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    return toolError(`${file.path} could not be read (${code}); the skill may have changed on disk.`);
+    return unreadable(file, error);
   }
+  const data = read.bytes;
   if (file.isBinary) {
+    // It grew past the cap since loading: refused like a file that was too big from the start.
+    if (read.truncated) return tooBig(read.size);
     const blob = data.toString('base64');
     if (IMAGE_TYPES.has(file.mimeType)) {
       return { content: [{ type: 'image', data: blob, mimeType: file.mimeType }] };
     }
     return { content: [{ type: 'resource', resource: { uri, mimeType: file.mimeType, blob } }] };
   }
-  if (data.length <= limits.maxTextBytes) {
+  if (!read.truncated) {
     return { content: [{ type: 'text', text: data.toString('utf8') }] };
   }
-  // Cut on a line boundary when one is near, so the model does not see half a line.
-  let end = limits.maxTextBytes;
+  // Cut on a line boundary when one is near, so the model does not see half a line; else on a character.
+  let end = utf8Boundary(data, limits.maxTextBytes);
   const lastNewline = data.lastIndexOf(0x0a, end - 1);
   if (lastNewline > end / 2) end = lastNewline + 1;
   const text = data.subarray(0, end).toString('utf8');
   return {
     content: [
       { type: 'text', text },
-      { type: 'text', text: `[truncated: showed ${end} of ${data.length} bytes of ${file.path}]` },
+      { type: 'text', text: `[truncated: showed ${end} of ${read.size} bytes of ${file.path}]` },
     ],
   };
 }

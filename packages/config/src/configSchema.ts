@@ -1,4 +1,9 @@
-import { DISCLOSURES, MIN_NAME_LENGTH } from '@skillgate/skills';
+import {
+  DEFAULT_MAX_SKILL_MD_BYTES,
+  DISCLOSURES,
+  MAX_DESCRIPTION_CHARS,
+  MIN_NAME_LENGTH,
+} from '@skillgate/skills';
 import { z } from 'zod';
 import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 
@@ -22,7 +27,7 @@ const isOrigin = (value: string): boolean => {
   }
 };
 
-const serverSchema = z.strictObject({
+const serverFields = z.strictObject({
   host: z
     .string()
     .regex(/^[^\s/]+$/, 'must be a host name or IP address, without scheme or path')
@@ -57,12 +62,43 @@ const serverSchema = z.strictObject({
     .default(10)
     .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
   trust_proxy: z.boolean().default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
+  headers_timeout_seconds: seconds(300)
+    .default(10)
+    .describe('Time a client has to send all request headers; then 408 and the connection is closed.'),
+  request_timeout_seconds: seconds(3600)
+    .default(30)
+    .describe('Time a client has to send a whole request (headers and body); then 408 and close.'),
+  keep_alive_timeout_seconds: seconds(3600)
+    .default(72)
+    .describe(
+      "Idle time a kept-alive connection waits for its next request; keep it above a proxy's idle timeout.",
+    ),
+  max_connections: count()
+    .max(1_000_000)
+    .default(10_000)
+    .describe('Open TCP connections in all; more are closed on accept.'),
+  max_connections_per_address: count(0)
+    .default(128)
+    .describe(
+      'Open TCP connections from one client address (0 = no cap); not applied with trust_proxy, where every peer is the proxy.',
+    ),
   transport: z
     .enum(['native', 'sdk'])
     .default('native')
     .describe(
       "MCP HTTP transport: native (Fastify/node:http, faster) or sdk (the SDK's StreamableHTTPServerTransport).",
     ),
+});
+
+// node:http refuses a headers timeout longer than the request timeout.
+const serverSchema = serverFields.superRefine((server, ctx) => {
+  if (server.headers_timeout_seconds > server.request_timeout_seconds) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['headers_timeout_seconds'],
+      message: `must not exceed server.request_timeout_seconds (${server.request_timeout_seconds})`,
+    });
+  }
 });
 
 const skillsSchema = z.strictObject({
@@ -96,6 +132,16 @@ const skillsSchema = z.strictObject({
     .max(60_000)
     .default(300)
     .describe('Quiet time after a change before reloading.'),
+  max_skill_md_bytes: count(1024)
+    .max(16_777_216)
+    .default(DEFAULT_MAX_SKILL_MD_BYTES)
+    .describe('Largest SKILL.md served; a larger one refuses its skill (reported by validate).'),
+  max_description_chars: count(16)
+    .max(MAX_DESCRIPTION_CHARS)
+    .default(MAX_DESCRIPTION_CHARS)
+    .describe(
+      'Longest skill description served (the specification allows 1024); a longer one is cut in lenient mode, refused in strict.',
+    ),
 });
 
 const toolsSchema = z.strictObject({

@@ -33,6 +33,11 @@ describe('loadConfig from a file', () => {
         max_response_bytes: 131_072,
         shutdown_grace_seconds: 3,
         trust_proxy: true,
+        headers_timeout_seconds: 5,
+        request_timeout_seconds: 20,
+        keep_alive_timeout_seconds: 65,
+        max_connections: 500,
+        max_connections_per_address: 32,
         transport: 'sdk',
       },
       skills: {
@@ -43,6 +48,8 @@ describe('loadConfig from a file', () => {
         async_enabled: true,
         watch: true,
         watch_debounce_ms: 50,
+        max_skill_md_bytes: 65_536,
+        max_description_chars: 512,
       },
       tools: { max_name_length: 60, list_ttl_ms: 5000 },
       scripts: {

@@ -32,6 +32,11 @@ describe('parseConfig defaults', () => {
         max_response_bytes: 16_777_216,
         shutdown_grace_seconds: 10,
         trust_proxy: false,
+        headers_timeout_seconds: 10,
+        request_timeout_seconds: 30,
+        keep_alive_timeout_seconds: 72,
+        max_connections: 10_000,
+        max_connections_per_address: 128,
         transport: 'native',
       },
       skills: {
@@ -42,6 +47,8 @@ describe('parseConfig defaults', () => {
         async_enabled: false,
         watch: false,
         watch_debounce_ms: 300,
+        max_skill_md_bytes: 262_144,
+        max_description_chars: 1024,
       },
       tools: { max_name_length: 48, list_ttl_ms: 60_000 },
       scripts: {
@@ -150,11 +157,17 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ server: { body_limit_bytes: 10 } }, 'server.body_limit_bytes'],
     [{ server: { trust_proxy: 'yes' } }, 'server.trust_proxy'],
     [{ server: { transport: 'grpc' } }, 'server.transport'],
+    [{ server: { headers_timeout_seconds: 0 } }, 'server.headers_timeout_seconds'],
+    [{ server: { keep_alive_timeout_seconds: -1 } }, 'server.keep_alive_timeout_seconds'],
+    [{ server: { max_connections: 0 } }, 'server.max_connections'],
+    [{ server: { max_connections_per_address: 1.5 } }, 'server.max_connections_per_address'],
     [{ server: 5 }, 'server'],
     [{ skills: { roots: './skills' } }, 'skills.roots'],
     [{ skills: { validation: 'pedantic' } }, 'skills.validation'],
     [{ skills: { disclosure: 'lazy' } }, 'skills.disclosure'],
     [{ skills: { watch_debounce_ms: 0 } }, 'skills.watch_debounce_ms'],
+    [{ skills: { max_skill_md_bytes: 100 } }, 'skills.max_skill_md_bytes'],
+    [{ skills: { max_description_chars: 1025 } }, 'skills.max_description_chars'],
     [{ tools: { max_name_length: 31 } }, 'tools.max_name_length'],
     [{ tools: { max_name_length: 65 } }, 'tools.max_name_length'],
     [{ scripts: { default_timeout: 0, max_timeout: 10 } }, 'scripts.default_timeout'],
@@ -219,6 +232,18 @@ describe('parseConfig cross-field checks', () => {
     expect(parseConfig({ scripts: { default_timeout: 30, max_timeout: 30 } }, base).scripts.max_timeout).toBe(
       30,
     );
+  });
+
+  it('keeps headers_timeout_seconds within request_timeout_seconds, including the default', () => {
+    expect(pathsOf({ server: { headers_timeout_seconds: 20, request_timeout_seconds: 15 } })).toEqual([
+      'server.headers_timeout_seconds',
+    ]);
+    expect(pathsOf({ server: { headers_timeout_seconds: 31 } })).toEqual(['server.headers_timeout_seconds']);
+    const server = parseConfig(
+      { server: { headers_timeout_seconds: 5, request_timeout_seconds: 5 } },
+      base,
+    ).server;
+    expect(server.request_timeout_seconds).toBe(5);
   });
 
   it('refuses a second token with the same name', () => {

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { buildCatalogSkill } from './buildCatalogSkill.js';
+import { buildSkillEntry } from './buildSkillEntry.js';
 import { deepFreeze } from './deepFreeze.js';
 import { createNameRegistry } from './nameRegistry.js';
+import { promptName } from './promptName.js';
 import { sanitizeName } from './sanitizeName.js';
 import { buildSharedTools } from './sharedTools.js';
 import { shortHash } from './shortHash.js';
 import { SkillsError } from './skillsError.js';
+import { skillUri } from './skillUri.js';
 import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
@@ -17,7 +20,18 @@ import {
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
 import { createToolViews } from './toolViews.js';
-import type { Catalog, CatalogOptions, CatalogSkill, Problem, Skill, ToolTarget } from './types.js';
+import type {
+  Catalog,
+  CatalogOptions,
+  CatalogSkill,
+  Problem,
+  Skill,
+  SkillEntry,
+  SkillPrompt,
+  SkillResourceTarget,
+  SkillsExtensionIndex,
+  ToolTarget,
+} from './types.js';
 
 const FIXED_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
   [LOAD_SKILL_TOOL, { kind: 'load_skill' }],
@@ -75,16 +89,71 @@ export function createCatalog(skills: readonly Skill[], options: CatalogOptions)
   for (const target of targets.values()) deepFreeze(target);
 
   const { listTools, access } = createToolViews({ entries, targets, shared, schemas });
+  const extension = buildExtensionIndex(entries);
+  const prompts = buildPrompts(entries, options.maxNameLength);
 
   return Object.freeze({
     skills: entries,
     problems: Object.freeze(problems),
     asyncEnabled,
     inputs: Object.freeze(inputs),
+    extension,
+    prompts,
     resolve: (toolName: string) => targets.get(toolName),
     listTools,
     access,
   });
+}
+
+/**
+ * The Skills extension's entries and URI table (docs/skills-extension.md), computed once: every served file
+ * of every skill (SKILL.md included) under its one `skill://` spelling, so that a lookup is a Map get and a
+ * path that was never served (`..`, absolute, excluded, differently encoded) names nothing.
+ */
+function buildExtensionIndex(entries: ReadonlyMap<string, CatalogSkill>): SkillsExtensionIndex {
+  const problems: Problem[] = [];
+  const published = new Map<string, SkillEntry>();
+  const byUri = new Map<string, SkillResourceTarget>();
+  for (const { skill } of entries.values()) {
+    const built = buildSkillEntry(skill);
+    for (const { code, reason } of built.problems) {
+      problems.push({
+        severity: 'warning',
+        code,
+        file: skill.skillMd.absolutePath,
+        skill: skill.name,
+        reason,
+      });
+    }
+    if (built.entry !== undefined) published.set(skill.name, deepFreeze(built.entry));
+    for (const file of [skill.skillMd, ...skill.files]) {
+      const uri = skillUri(skill.name, file.path);
+      byUri.set(uri, Object.freeze({ skill: skill.name, uri, file }));
+    }
+  }
+  return Object.freeze({
+    entries: published,
+    problems: Object.freeze(problems),
+    resolveUri: (uri: string) => byUri.get(uri),
+  });
+}
+
+/** One prompt per skill, named within the tool-name budget (docs/skills-extension.md). */
+function buildPrompts(
+  entries: ReadonlyMap<string, CatalogSkill>,
+  maxLength: number,
+): ReadonlyMap<string, SkillPrompt> {
+  const prompts = new Map<string, SkillPrompt>();
+  for (const { skill, sname } of entries.values()) {
+    let name = promptName(sname, skill.name, maxLength);
+    for (let attempt = 2; prompts.has(name); attempt++)
+      name = promptName(sname, skill.name, maxLength, attempt);
+    prompts.set(
+      name,
+      Object.freeze({ name, skill: skill.name, description: skill.description, text: skill.body }),
+    );
+  }
+  return prompts;
 }
 
 function duplicateSkill(skill: Skill): Problem {

@@ -1,11 +1,19 @@
+export {
+  buildSkillEntry,
+  SKILL_LIMITS,
+  type SkillEntryProblem,
+  type SkillEntryResult,
+} from './buildSkillEntry.js';
 export { createCatalog } from './createCatalog.js';
 export { fileToolSuffix } from './fileToolSuffix.js';
-export { loadSkills } from './loadSkills.js';
-export { parseSkillMd } from './parseSkillMd.js';
+export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './loadSkills.js';
+export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './parseSkillMd.js';
+export { type BoundedRead, type ReadBoundedOptions, readBounded } from './readBounded.js';
 export { renderSummary } from './renderSummary.js';
 export { sanitizeName } from './sanitizeName.js';
 export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
 export { SkillsError } from './skillsError.js';
+export { skillUri } from './skillUri.js';
 export type { ArgumentLimits, RunInput, ToolInputs, ToolInputValidators, ToolSchemas } from './toolInputs.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 export {
@@ -29,9 +37,14 @@ export type {
   Problem,
   ProblemCode,
   Skill,
+  SkillEntry,
   SkillFile,
   SkillMdFields,
+  SkillPrompt,
+  SkillResourceEntry,
+  SkillResourceTarget,
   SkillsErrorCode,
+  SkillsExtensionIndex,
   SummaryFormat,
   ToolAccess,
   ToolDefinition,

@@ -1,5 +1,5 @@
-import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { closeBounded, closeQuietly, openRegularFile, readFully } from './openRegularFile.js';
 
 // `#!` (a script the kernel hands to its interpreter) or `\x7fELF` (a compiled program).
 const SHEBANG = Buffer.from('#!');
@@ -23,13 +23,17 @@ export async function isRunnableScript(
 ): Promise<boolean> {
   if (extensions === undefined || extensions.has(extname(file.path).toLowerCase())) return true;
   if (!file.isExecutable) return false;
-  const handle = await open(file.absolutePath, 'r');
+  // Through the bounded reader, like every read of a served file (docs/decisions.md, "Bounded file access").
+  const { handle } = await openRegularFile(file.absolutePath);
+  const head = Buffer.alloc(ELF.length);
+  let bytesRead: number;
   try {
-    const head = Buffer.alloc(ELF.length);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const start = head.subarray(0, bytesRead);
-    return start.subarray(0, SHEBANG.length).equals(SHEBANG) || start.equals(ELF);
-  } finally {
-    await handle.close();
+    bytesRead = await readFully(file.absolutePath, handle, head, 0);
+  } catch (error) {
+    closeQuietly(handle);
+    throw error;
   }
+  await closeBounded(file.absolutePath, handle);
+  const start = head.subarray(0, bytesRead);
+  return start.subarray(0, SHEBANG.length).equals(SHEBANG) || start.equals(ELF);
 }

@@ -1,15 +1,22 @@
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { boundedFileOp } from './boundedFileOp.js';
 import { errorCode } from './errorCode.js';
 import { isInside } from './isInside.js';
 import { mapInOrder } from './mapInOrder.js';
 import { noSkillMdProblem } from './noSkillMdProblem.js';
 import { parseSkillMd } from './parseSkillMd.js';
+import { readBounded } from './readBounded.js';
 import { scanSkillFiles } from './scanSkillFiles.js';
-import type { LoadResult, LoadSkillsOptions, Problem, Skill } from './types.js';
+import { sha256Digest } from './sha256Digest.js';
+import { looksBinary } from './sniffBinary.js';
+import type { LoadResult, LoadSkillsOptions, Problem, Skill, SkillFile } from './types.js';
 
 // Skills of a root load in parallel, but boundedly, so that a large root cannot exhaust file descriptors.
 const PARALLEL_SKILLS = 8;
+
+/** Default cap on the size of a SKILL.md: a larger one refuses its skill (config `skills.max_skill_md_bytes`). */
+export const DEFAULT_MAX_SKILL_MD_BYTES = 262_144;
 
 interface LoadedSkill {
   readonly skill?: Skill;
@@ -27,7 +34,7 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult
   // The same root listed twice would only clash with itself.
   const roots = [...new Set(options.roots.map((root) => resolve(root)))];
   for (const root of roots) {
-    const dirNames = await listSkillDirs(root, problems);
+    const dirNames = await listSkillDirs(root, options, problems);
     const loaded = await mapInOrder(dirNames, PARALLEL_SKILLS, (dirName) =>
       loadSkill(root, dirName, options),
     );
@@ -54,17 +61,24 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult
 }
 
 /** The names of the skill directories of a root, sorted; dot-directories and plain files are ignored. */
-async function listSkillDirs(root: string, problems: Problem[]): Promise<string[]> {
+async function listSkillDirs(
+  root: string,
+  options: LoadSkillsOptions,
+  problems: Problem[],
+): Promise<string[]> {
+  const timeout = { timeoutMs: options.fileTimeoutMs };
   try {
-    const entries = await readdir(root, { withFileTypes: true });
+    const entries = await boundedFileOp(root, () => readdir(root, { withFileTypes: true }), timeout);
     const dirNames: string[] = [];
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
+      const path = join(root, entry.name);
       // A symlinked skill directory in a root is deliberate (linking a skill in), so it is followed.
       const isDir =
         entry.isDirectory() ||
         (entry.isSymbolicLink() &&
-          (await stat(join(root, entry.name)).catch(() => undefined))?.isDirectory() === true);
+          (await boundedFileOp(path, () => stat(path), timeout).catch(() => undefined))?.isDirectory() ===
+            true);
       if (isDir) dirNames.push(entry.name);
     }
     return dirNames.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -80,34 +94,71 @@ async function listSkillDirs(root: string, problems: Problem[]): Promise<string[
 }
 
 async function loadSkill(root: string, dirName: string, options: LoadSkillsOptions): Promise<LoadedSkill> {
-  const { validation } = options;
   const dir = join(root, dirName);
   const file = join(dir, 'SKILL.md');
-  const missing = (reason: string): LoadedSkill => ({
-    problems: [{ severity: 'error', code: 'SKILL_MD_MISSING', file, skill: dirName, reason }],
+  const timeout = { timeoutMs: options.fileTimeoutMs };
+  const refuse = (code: Problem['code'], reason: string): LoadedSkill => ({
+    problems: [{ severity: 'error', code, file, skill: dirName, reason }],
   });
-  let text: string;
+  const maxBytes = options.maxSkillMdBytes ?? DEFAULT_MAX_SKILL_MD_BYTES;
+  let skillMdPath: string;
+  let read: Awaited<ReturnType<typeof readBounded>>;
   try {
-    const dirReal = await realpath(dir);
-    if (!isInside(await realpath(file), dirReal))
-      return missing('SKILL.md is a symlink leading outside the skill');
-    text = await readFile(file, 'utf8');
+    const dirReal = await boundedFileOp(dir, () => realpath(dir), timeout);
+    skillMdPath = await boundedFileOp(file, () => realpath(file), timeout);
+    if (!isInside(skillMdPath, dirReal))
+      return refuse('SKILL_MD_MISSING', 'SKILL.md is a symlink leading outside the skill');
+    // Through the bounded reader: a FIFO or a device as SKILL.md is refused, never waited on.
+    read = await readBounded(skillMdPath, { maxBytes, ...timeout });
   } catch (error) {
     const code = errorCode(error);
-    if (code === 'ENOENT') return { problems: [await noSkillMdProblem(dir, validation)] };
-    return missing(`cannot read SKILL.md (${code})`);
+    if (code === 'ENOENT') return { problems: [await noSkillMdProblem(dir, options.validation)] };
+    return refuse(
+      'SKILL_MD_MISSING',
+      code === 'FILE_NOT_REGULAR' ? 'SKILL.md is not a regular file' : `cannot read SKILL.md (${code})`,
+    );
   }
-  const parsed = parseSkillMd(text, { file, dirName, validation });
+  if (read.truncated) {
+    return refuse(
+      'SKILL_MD_TOO_LARGE',
+      `SKILL.md is ${read.size} bytes, over the ${maxBytes}-byte limit (skills.max_skill_md_bytes)`,
+    );
+  }
+  const parsed = parseSkillMd(read.bytes.toString('utf8'), {
+    file,
+    dirName,
+    validation: options.validation,
+    ...(options.maxDescriptionChars === undefined
+      ? {}
+      : { maxDescriptionChars: options.maxDescriptionChars }),
+  });
   if (parsed.skill === undefined) return { problems: parsed.problems };
   let scan: Awaited<ReturnType<typeof scanSkillFiles>>;
   try {
-    scan = await scanSkillFiles(dir, parsed.skill.name, options);
+    scan = await scanSkillFiles(dir, parsed.skill.name, {
+      digests: options.digests ?? true,
+      ...timeout,
+      ...(options.interpreterExtensions === undefined
+        ? {}
+        : { interpreterExtensions: options.interpreterExtensions }),
+    });
   } catch (error) {
     // Only a directory vanishing mid-load gets here; it must not stop the other skills.
-    return missing(`cannot read the skill directory (${errorCode(error)})`);
+    return refuse('SKILL_MD_MISSING', `cannot read the skill directory (${errorCode(error)})`);
   }
+  const isBinary = looksBinary(read.bytes, false);
+  const skillMd: SkillFile = {
+    path: 'SKILL.md',
+    absolutePath: skillMdPath,
+    size: read.bytes.length,
+    isScript: false,
+    isExecutable: false,
+    mimeType: 'text/markdown',
+    isBinary,
+    ...(options.digests === false ? {} : { digest: sha256Digest(read.bytes) }),
+  };
   return {
-    skill: { ...parsed.skill, dir, root, files: scan.files },
+    skill: { ...parsed.skill, dir, root, files: scan.files, skillMd },
     problems: [...parsed.problems, ...scan.problems],
   };
 }

@@ -1,5 +1,6 @@
 import matter from 'gray-matter';
 import { parse as parseYaml } from 'yaml';
+import { deepFreeze } from './deepFreeze.js';
 import type {
   ParseSkillMdOptions,
   ParseSkillMdResult,
@@ -11,7 +12,8 @@ import type {
 const KNOWN_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
-const MAX_DESCRIPTION = 1024;
+/** The specification's limit on `description`, and the ceiling of `maxDescriptionChars`. */
+export const MAX_DESCRIPTION_CHARS = 1024;
 const MAX_COMPATIBILITY = 500;
 
 function refuseEngine(): never {
@@ -75,7 +77,11 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions): ParseS
   }
 
   const name = checkName(data.name, options, soft, report);
-  const description = checkDescription(data.description, soft, report);
+  const maxDescription = Math.min(
+    options.maxDescriptionChars ?? MAX_DESCRIPTION_CHARS,
+    MAX_DESCRIPTION_CHARS,
+  );
+  const description = checkDescription(data.description, maxDescription, options, soft, report);
   const license = optionalString(data.license, 'license', soft, report);
   const allowedTools = optionalString(data['allowed-tools'], 'allowed-tools', soft, report);
   let compatibility = optionalString(data.compatibility, 'compatibility', soft, report);
@@ -107,6 +113,8 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions): ParseS
       metadata,
       ...(allowedTools === undefined ? {} : { allowedTools }),
       body,
+      // Kept as parsed (the Skills extension publishes it verbatim); frozen, since every session shares it.
+      frontmatter: deepFreeze(data),
     },
     name,
   );
@@ -148,7 +156,13 @@ function checkName(
   return value;
 }
 
-function checkDescription(value: unknown, soft: Problem['severity'], report: Report): string | undefined {
+function checkDescription(
+  value: unknown,
+  max: number,
+  options: ParseSkillMdOptions,
+  soft: Problem['severity'],
+  report: Report,
+): string | undefined {
   if (value === undefined || value === null) {
     report('error', 'FIELD_MISSING', 'description is required: agents choose skills by it', 'description');
     return undefined;
@@ -162,8 +176,17 @@ function checkDescription(value: unknown, soft: Problem['severity'], report: Rep
     report('error', 'FIELD_INVALID', 'description is empty', 'description');
     return undefined;
   }
-  if (charCount(description) > MAX_DESCRIPTION) {
-    report(soft, 'FIELD_INVALID', `description is longer than ${MAX_DESCRIPTION} characters`, 'description');
+  const chars = [...description];
+  if (chars.length > max) {
+    // Every initialize and tools/list carries descriptions: a long one is never served whole.
+    const served = options.validation === 'lenient' ? `; serving its first ${max}` : '';
+    report(
+      soft,
+      'FIELD_INVALID',
+      `description is ${chars.length} characters, longer than ${max}${served}`,
+      'description',
+    );
+    return chars.slice(0, max).join('');
   }
   return description;
 }

@@ -1,11 +1,12 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { boundedFileOp, type FileOpOptions } from './boundedFileOp.js';
 import { errorCode } from './errorCode.js';
+import { type FileFacts, inspectFile } from './inspectFile.js';
 import { isInside } from './isInside.js';
 import { isRunnableScript } from './isRunnableScript.js';
 import { mimeTypeOf } from './mimeType.js';
-import { sniffBinary } from './sniffBinary.js';
 import type { Problem, SkillFile } from './types.js';
 
 /** Most files served per skill; the rest are reported and left out. */
@@ -13,10 +14,19 @@ export const MAX_FILES_PER_SKILL = 1000;
 
 const VENDORED_DIRS = new Set(['node_modules', '__pycache__', '.venv', 'venv', 'bower_components']);
 
+/** Options of scanSkillFiles. */
+export interface ScanOptions extends FileOpOptions {
+  /** Hash every served file (default true). */
+  readonly digests?: boolean;
+  /** Extensions with a configured interpreter; when given, other non-shebang files under `scripts/` get no run tool. */
+  readonly interpreterExtensions?: readonly string[];
+}
+
 interface Walk {
   readonly skill: string;
   readonly skillDir: string;
   readonly skillReal: string;
+  readonly options: ScanOptions;
   readonly files: SkillFile[];
   readonly problems: Problem[];
   readonly interpreterExtensions: ReadonlySet<string> | undefined;
@@ -32,24 +42,24 @@ export interface ScanResult {
 const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
-/** Options of scanSkillFiles. */
-export interface ScanOptions {
-  /** Extensions with a configured interpreter; when given, other non-shebang files under `scripts/` get no run tool. */
-  readonly interpreterExtensions?: readonly string[];
-}
-
-/** Lists the resources of the skill in `skillDir` (DESIGN §2): every regular file except the top SKILL.md. */
+/**
+ * Lists the resources of the skill in `skillDir` (DESIGN §2): every regular file except the top SKILL.md,
+ * each opened once through the bounded reader (docs/decisions.md, "Bounded file access") to learn its size,
+ * digest and whether it is text. FIFOs, sockets and devices are skipped, even when they replace a file
+ * between listing and opening.
+ */
 export async function scanSkillFiles(
   skillDir: string,
   skill: string,
   options: ScanOptions = {},
 ): Promise<ScanResult> {
-  const skillReal = await realpath(skillDir);
+  const skillReal = await boundedFileOp(skillDir, () => realpath(skillDir), options);
   const extensions = options.interpreterExtensions?.map((ext) => ext.toLowerCase());
   const walk: Walk = {
     skill,
     skillDir,
     skillReal,
+    options,
     files: [],
     problems: [],
     interpreterExtensions: extensions === undefined ? undefined : new Set(extensions),
@@ -88,7 +98,7 @@ async function walkDir(
 ) {
   let entries: Dirent[];
   try {
-    entries = await readdir(fsDir, { withFileTypes: true });
+    entries = await boundedFileOp(fsDir, () => readdir(fsDir, { withFileTypes: true }), walk.options);
   } catch (error) {
     skip(walk, fsDir, `${prefix || './'}: cannot read directory (${errorCode(error)})`);
     return;
@@ -117,9 +127,11 @@ async function visitEntry(
   }
   let target = fsPath;
   let real = join(realDir, entry.name);
+  // readdir's entry type saves a stat per plain file; only symlinks need resolving first.
+  let isDirectory = entry.isDirectory();
   if (entry.isSymbolicLink()) {
     try {
-      real = await realpath(fsPath);
+      real = await boundedFileOp(fsPath, () => realpath(fsPath), walk.options);
     } catch (error) {
       skip(walk, fsPath, `${path}: broken symlink (${errorCode(error)})`);
       return;
@@ -130,20 +142,22 @@ async function visitEntry(
     }
     // Serve the target resolved now, so that retargeting the link later cannot leave the skill.
     target = real;
-  }
-  let stats: Stats;
-  try {
-    stats = await stat(target);
-  } catch (error) {
-    skip(walk, fsPath, `${path}: cannot stat (${errorCode(error)})`);
+    let stats: Stats;
+    try {
+      stats = await boundedFileOp(target, () => stat(target), walk.options);
+    } catch (error) {
+      skip(walk, fsPath, `${path}: cannot stat (${errorCode(error)})`);
+      return;
+    }
+    isDirectory = stats.isDirectory();
+  } else if (!isDirectory && !entry.isFile()) {
+    skip(walk, fsPath, `${path}: not a regular file`);
     return;
   }
-  if (stats.isDirectory()) {
+  if (isDirectory) {
     if (VENDORED_DIRS.has(entry.name)) skip(walk, fsPath, `${path}/: vendored directory not served`);
     else if (ancestors.has(real)) skip(walk, fsPath, `${path}: symlink loop`);
     else await walkDir(walk, target, real, `${path}/`, new Set([...ancestors, real]));
-  } else if (!stats.isFile()) {
-    skip(walk, fsPath, `${path}: not a regular file`);
   } else if (walk.files.length >= MAX_FILES_PER_SKILL) {
     walk.full = true;
     skip(
@@ -152,19 +166,25 @@ async function visitEntry(
       `more than ${MAX_FILES_PER_SKILL} files: ${path} and later files are not served`,
     );
   } else {
-    await addFile(walk, path, target, stats);
+    await addFile(walk, path, target);
   }
 }
 
-async function addFile(walk: Walk, path: string, absolutePath: string, stats: Stats): Promise<void> {
-  let isBinary: boolean;
+async function addFile(walk: Walk, path: string, absolutePath: string): Promise<void> {
+  let facts: FileFacts;
   try {
-    isBinary = await sniffBinary(absolutePath);
+    // The opened handle decides: a file swapped for a FIFO or a symlink since readdir is refused here.
+    facts = await inspectFile(absolutePath, { ...walk.options, digest: walk.options.digests ?? true });
   } catch (error) {
-    skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
+    const code = errorCode(error);
+    skip(
+      walk,
+      absolutePath,
+      code === 'FILE_NOT_REGULAR' ? `${path}: not a regular file` : `${path}: cannot read (${code})`,
+    );
     return;
   }
-  const isExecutable = (stats.mode & 0o111) !== 0;
+  const { isExecutable, isBinary } = facts;
   let isScript = false;
   if (path.startsWith('scripts/')) {
     try {
@@ -178,10 +198,11 @@ async function addFile(walk: Walk, path: string, absolutePath: string, stats: St
   walk.files.push({
     path,
     absolutePath,
-    size: stats.size,
+    size: facts.size,
     isScript,
     isExecutable,
     mimeType: mimeTypeOf(path, isBinary),
     isBinary,
+    ...(facts.digest === undefined ? {} : { digest: facts.digest }),
   });
 }

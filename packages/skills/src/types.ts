@@ -26,7 +26,10 @@ export type ProblemCode =
   | 'TOOL_NAME_CLASH'
   | 'TOOL_NAME_TRUNCATED'
   | 'ROOT_UNREADABLE'
-  | 'SKILL_KEPT_LAST_GOOD';
+  | 'SKILL_KEPT_LAST_GOOD'
+  | 'SKILL_MD_TOO_LARGE'
+  | 'SKILL_NOT_PUBLISHED'
+  | 'SKILL_OVER_LIMITS';
 
 /** One problem, located by file and (when it is about frontmatter) field. */
 export interface Problem {
@@ -57,6 +60,8 @@ export interface SkillFile {
   readonly mimeType: string;
   /** True when the content is not UTF-8 text (sniffed at load time). */
   readonly isBinary: boolean;
+  /** `sha256:<64 hex>` of the bytes read at load time (absent only when loaded with `digests: false`). */
+  readonly digest?: string;
 }
 
 /** A parsed, validated skill. */
@@ -69,6 +74,10 @@ export interface Skill {
   readonly allowedTools?: string;
   /** SKILL.md body with the frontmatter removed. */
   readonly body: string;
+  /** The SKILL.md frontmatter exactly as parsed: every field the author wrote, unknown ones included. */
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+  /** SKILL.md itself as a served file (path `SKILL.md`), with its size and digest. */
+  readonly skillMd: SkillFile;
   /** Absolute path of the skill directory. */
   readonly dir: string;
   /** Absolute path of the root the skill was found in. */
@@ -172,12 +181,62 @@ export interface Catalog {
   readonly asyncEnabled: boolean;
   /** The input contract: validators enforced on tools/call and the JSON Schemas advertised from them. */
   readonly inputs: ToolInputs;
+  /** The Skills extension's entries and `skill://` lookup (docs/skills-extension.md). */
+  readonly extension: SkillsExtensionIndex;
+  /** One prompt per skill, by prompt name, in catalog order (docs/skills-extension.md). */
+  readonly prompts: ReadonlyMap<string, SkillPrompt>;
   /** O(1) lookup of a tool name (any mode). */
   resolve(toolName: string): ToolTarget | undefined;
   /** The tools/list a caller with this view sees; cached per (mode, allowed) where possible. */
   listTools(view: ToolView): readonly ToolDefinition[];
   /** Whether a caller with this view may call the named tool now, must unlock its skill first, or cannot. */
   access(toolName: string, view: ToolView): ToolAccess;
+}
+
+/** One file of a skill in a Skills extension entry: URI, digest and size of its raw bytes. */
+export interface SkillResourceEntry {
+  readonly uri: string;
+  /** `sha256:<64 lowercase hex>`. */
+  readonly digest: string;
+  readonly size: number;
+}
+
+/** A skill as the Skills extension (`io.modelcontextprotocol/skills`) lists it. */
+export interface SkillEntry {
+  /** `skill://<name>/SKILL.md`. */
+  readonly uri: string;
+  /** The SKILL.md frontmatter verbatim; `name` and `description` are strings in every published entry. */
+  readonly frontmatter: Readonly<{ name: string; description: string; [key: string]: unknown }>;
+  /** SKILL.md and every served file, each once, sorted by URI; `dynamic` when built without digests. */
+  readonly resources: readonly SkillResourceEntry[] | 'dynamic';
+}
+
+/** What a `skill://` URI names: a served file (SKILL.md included) of a catalog skill. */
+export interface SkillResourceTarget {
+  /** Skill name: filter it by principal exactly as tools are. */
+  readonly skill: string;
+  readonly uri: string;
+  readonly file: SkillFile;
+}
+
+/** The Skills extension's view of one catalog, computed at catalog build. */
+export interface SkillsExtensionIndex {
+  /** Entries of the skills that conform to the extension's rules, by skill name, in catalog order. */
+  readonly entries: ReadonlyMap<string, SkillEntry>;
+  /** Skills left unpublished (SKILL_NOT_PUBLISHED) or over the extension's limits (SKILL_OVER_LIMITS). */
+  readonly problems: readonly Problem[];
+  /** Exact lookup of a served file's URI; `..`, absolute paths, other spellings and excluded files give undefined. */
+  resolveUri(uri: string): SkillResourceTarget | undefined;
+}
+
+/** The MCP prompt of one skill (`skills.prompts`): its name, description and SKILL.md body. */
+export interface SkillPrompt {
+  /** Prompt name (docs/skills-extension.md): the skill's tool-name prefix, within the tool-name budget. */
+  readonly name: string;
+  readonly skill: string;
+  readonly description: string;
+  /** The SKILL.md body without frontmatter. */
+  readonly text: string;
 }
 
 /** What a view may do with a tool name: call it, unlock its skill first (namespaced), or nothing. */
@@ -190,6 +249,14 @@ export interface LoadSkillsOptions {
   readonly validation: Validation;
   /** Extensions with a configured interpreter (`.py`); when given, only runnable files under `scripts/` are scripts. */
   readonly interpreterExtensions?: readonly string[];
+  /** Largest SKILL.md read; a larger one refuses its skill (default DEFAULT_MAX_SKILL_MD_BYTES). */
+  readonly maxSkillMdBytes?: number;
+  /** Longest description served (default and ceiling 1024, the specification's limit). */
+  readonly maxDescriptionChars?: number;
+  /** Hash every served file at load (default true); without, entries list their resources as `dynamic`. */
+  readonly digests?: boolean;
+  /** Deadline of each file operation in milliseconds (default FILE_OP_TIMEOUT_MS). */
+  readonly fileTimeoutMs?: number;
 }
 
 /** Options of parseSkillMd. */
@@ -199,12 +266,14 @@ export interface ParseSkillMdOptions {
   /** Name of the skill directory: `name` must equal it, and lenient mode falls back to it. */
   readonly dirName: string;
   readonly validation: Validation;
+  /** Longest description served; a longer one is reported and cut (lenient) or refused (strict). */
+  readonly maxDescriptionChars?: number;
 }
 
 /** The fields of a skill that come from its SKILL.md. */
 export type SkillMdFields = Pick<
   Skill,
-  'name' | 'description' | 'license' | 'compatibility' | 'metadata' | 'allowedTools' | 'body'
+  'name' | 'description' | 'license' | 'compatibility' | 'metadata' | 'allowedTools' | 'body' | 'frontmatter'
 >;
 
 /** What parsing one SKILL.md produced: the fields, or undefined when the skill is refused, and its problems. */
@@ -213,5 +282,13 @@ export interface ParseSkillMdResult {
   readonly problems: readonly Problem[];
 }
 
-/** Codes of SkillsError: only programming errors throw, skill problems are reported as Problems. */
-export type SkillsErrorCode = 'OPTION_INVALID';
+/**
+ * Codes of SkillsError: programming errors and file access (FILE_*, from the bounded file readers) throw;
+ * skill problems are reported as Problems.
+ */
+export type SkillsErrorCode =
+  | 'OPTION_INVALID'
+  | 'FILE_NOT_REGULAR'
+  | 'FILE_UNREADABLE'
+  | 'FILE_TIMEOUT'
+  | 'FILE_BUSY';

@@ -38,6 +38,73 @@ describe('parseSkillMd', () => {
       metadata: { version: '1.0', owner: 'docs' },
       allowedTools: 'Bash Read',
       body: '# PDF\n\nUse it.',
+      frontmatter: {
+        name: 'pdf',
+        description: 'Extracts text from PDF files.',
+        license: 'MIT',
+        compatibility: 'Needs python3',
+        metadata: { version: '1.0', owner: 'docs' },
+        'allowed-tools': 'Bash Read',
+      },
+    });
+  });
+
+  it('keeps the frontmatter verbatim and frozen: unknown keys, nesting and untrimmed values included', () => {
+    const result = parse(
+      md(
+        [
+          'name: pdf',
+          'description: "  Padded.  "',
+          'x-team:',
+          '  owners: [ana, bo]',
+          '  level: 3',
+          'experimental: true',
+        ].join('\n'),
+      ),
+    );
+    expect(result.skill?.frontmatter).toEqual({
+      name: 'pdf',
+      description: '  Padded.  ',
+      'x-team': { owners: ['ana', 'bo'], level: 3 },
+      experimental: true,
+    });
+    expect(result.skill?.description).toBe('Padded.');
+    expect(Object.isFrozen(result.skill?.frontmatter)).toBe(true);
+    expect(Object.isFrozen(result.skill?.frontmatter['x-team'])).toBe(true);
+  });
+
+  describe('an oversized description (never served whole)', () => {
+    const long = `${'d'.repeat(1000)}${'🚀'.repeat(100)}`;
+
+    it('is cut to the specification limit (1024 characters, not UTF-16 units) in lenient mode', () => {
+      const result = parse(md(`name: pdf\ndescription: ${long}`));
+      expect([...(result.skill?.description ?? '')]).toHaveLength(1024);
+      expect(result.skill?.description.endsWith('🚀')).toBe(true);
+      expect(codes(result)).toEqual([['FIELD_INVALID', 'description', 'warning']]);
+      expect(result.problems[0]?.reason).toMatch(/1100 characters, longer than 1024; serving its first 1024/);
+    });
+
+    it('is refused in strict mode', () => {
+      const result = parse(md(`name: pdf\ndescription: ${long}`), 'strict');
+      expect(result.skill).toBeUndefined();
+      expect(codes(result)).toEqual([['FIELD_INVALID', 'description', 'error']]);
+    });
+
+    it('is cut to a lower configured limit, and the cap never exceeds the specification limit', () => {
+      const lower = parseSkillMd(md('name: pdf\ndescription: abcdefghij'), {
+        file: FILE,
+        dirName: 'pdf',
+        validation: 'lenient',
+        maxDescriptionChars: 4,
+      });
+      expect(lower.skill?.description).toBe('abcd');
+      const higher = parseSkillMd(md(`name: pdf\ndescription: ${long}`), {
+        file: FILE,
+        dirName: 'pdf',
+        validation: 'lenient',
+        maxDescriptionChars: 5000,
+      });
+      expect([...(higher.skill?.description ?? '')]).toHaveLength(1024);
     });
   });
 

@@ -1,18 +1,19 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SNIFF_BYTES, sniffBinary } from '../src/sniffBinary.js';
+import { inspectFile } from '../src/inspectFile.js';
+import { SNIFF_BYTES } from '../src/sniffBinary.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function sniff(content: Uint8Array | string): Promise<boolean> {
   const file = join(await tempDir(), 'file');
   await writeFile(file, content);
-  return sniffBinary(file);
+  return (await inspectFile(file, { digest: false })).isBinary;
 }
 
 const EURO = Buffer.from('€'); // 3 bytes in UTF-8
 
-describe('sniffBinary', () => {
+describe('binary sniffing (inspectFile)', () => {
   it.each([
     ['an empty file', ''],
     ['ASCII text', 'hello\nworld\n'],

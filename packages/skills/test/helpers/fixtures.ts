@@ -1,4 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +12,19 @@ export const fixture = (...parts: string[]): string =>
 
 const created: string[] = [];
 
+const fifos: string[] = [];
+
 afterEach(async () => {
+  // Opening a FIFO read-write never blocks and counts as a writer: any reader stuck on it (the bug a test
+  // guards against) gets its open and then EOF, so a failing test leaves no thread hanging. Before the
+  // directories go: an unlinked FIFO can no longer be opened to release them.
+  for (const fifo of fifos.splice(0)) {
+    try {
+      closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
+    } catch {
+      // Removed by the test itself.
+    }
+  }
   await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
@@ -32,3 +46,15 @@ export async function writeTree(dir: string, files: Record<string, string | Uint
 /** A minimal valid SKILL.md for `name`. */
 export const skillMd = (name: string, description = `The ${name} skill.`): string =>
   `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`;
+
+/** Creates a FIFO (named pipe) at `path`: opening it for reading without O_NONBLOCK blocks until a writer comes. */
+export function makeFifo(path: string): void {
+  execFileSync('mkfifo', [path]);
+  fifos.push(path);
+}
+
+/** Creates (or resizes) a sparse file of `size` bytes: huge to read, cheap to make. */
+export async function sparseFile(path: string, size: number): Promise<void> {
+  await writeFile(path, '');
+  await truncate(path, size);
+}

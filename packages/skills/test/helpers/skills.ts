@@ -16,5 +16,24 @@ export function makeSkill(
     mimeType: 'text/plain',
     isBinary: false,
   }));
-  return { name, description, metadata: {}, body: `# ${name}`, dir, root: '/skills', files };
+  const skillMd: SkillFile = {
+    path: 'SKILL.md',
+    absolutePath: `${dir}/SKILL.md`,
+    size: 10,
+    isScript: false,
+    isExecutable: false,
+    mimeType: 'text/markdown',
+    isBinary: false,
+  };
+  return {
+    name,
+    description,
+    metadata: {},
+    body: `# ${name}`,
+    frontmatter: { name, description },
+    skillMd,
+    dir,
+    root: '/skills',
+    files,
+  };
 }

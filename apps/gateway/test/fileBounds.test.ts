@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, truncate, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
+
+// Regression tests named after the attacks of issue 10 on served files: a reference swapped for a FIFO, a
+// reference grown huge, a FIFO as SKILL.md. Each asserts what a user notices: an answer in time, bounded
+// memory, a gateway that starts and reloads.
+
+let gw: TestGateway | undefined;
+const dirs: string[] = [];
+const fifos: string[] = [];
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+  // Opening a FIFO read-write never blocks and counts as a writer: a reader stuck on it (the bug guarded
+  // against) gets EOF, so a failing test leaves no libuv thread hanging.
+  for (const fifo of fifos.splice(0)) {
+    try {
+      closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
+    } catch {
+      // Gone already.
+    }
+  }
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function skillRoot(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'skillgate-bounds-'));
+  dirs.push(root);
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+  return root;
+}
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n# ${name}\n`;
+
+function makeFifo(path: string): void {
+  execFileSync('mkfifo', [path]);
+  fifos.push(path);
+}
+
+const READS = 6; // more than libuv's 4 file threads
+
+async function start(root: string, extra: Record<string, unknown> = {}): Promise<TestGateway> {
+  gw = await startTestGateway({ skills: { roots: [root], disclosure: 'universal' }, ...extra });
+  return gw;
+}
+
+describe('bounded file reads through the gateway', () => {
+  it('a reference replaced by a FIFO after start: six concurrent reads each answer an error in time, other reads keep working', async () => {
+    const files: Record<string, string> = { 'probe/SKILL.md': skillMd('probe'), 'probe/ok.md': 'still fine' };
+    for (let i = 0; i < READS; i++) files[`probe/references/r${i}.md`] = `reference ${i}`;
+    const root = await skillRoot(files);
+    const { url } = await start(root);
+    const c = await connectClient(url);
+    for (let i = 0; i < READS; i++) {
+      const path = join(root, 'probe', 'references', `r${i}.md`);
+      await unlink(path);
+      makeFifo(path);
+    }
+    const read = (path: string) =>
+      c.client.callTool({ name: 'read_skill_file', arguments: { skill: 'probe', path } });
+    const started = Date.now();
+    const [attacks, healthy] = await Promise.all([
+      Promise.all(Array.from({ length: READS }, (_, i) => read(`references/r${i}.md`))),
+      read('ok.md'),
+    ]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    for (const result of attacks) {
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('no longer a regular file');
+    }
+    expect(textOf(healthy)).toBe('still fine');
+    // And the next reads are not stuck behind them.
+    expect(textOf(await read('ok.md'))).toBe('still fine');
+    await c.close();
+  });
+
+  it('a reference grown to 1 GiB (sparse) after start: reads return at most the cap and memory stays bounded', async () => {
+    const root = await skillRoot({
+      'probe/SKILL.md': skillMd('probe'),
+      'probe/references/log.txt': 'line\n',
+    });
+    const { url } = await start(root, { resources: { max_text_bytes: 64 * 1024 } });
+    const c = await connectClient(url);
+    await truncate(join(root, 'probe', 'references', 'log.txt'), 2 ** 30);
+    const before = process.memoryUsage().rss;
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        c.client.callTool({
+          name: 'read_skill_file',
+          arguments: { skill: 'probe', path: 'references/log.txt' },
+        }),
+      ),
+    );
+    const grown = process.memoryUsage().rss - before;
+    for (const result of results) {
+      const [text, note] = (result.content as Array<{ text: string }>).map((part) => part.text);
+      expect(Buffer.byteLength(text ?? '')).toBeLessThanOrEqual(64 * 1024);
+      expect(note).toBe(`[truncated: showed ${64 * 1024} of ${2 ** 30} bytes of references/log.txt]`);
+    }
+    // Four whole reads would be 4 GiB.
+    expect(grown).toBeLessThan(200 * 2 ** 20);
+    await c.close();
+  });
+
+  it('a FIFO as SKILL.md: the gateway still starts listening, serves the other skills, and reloads finish', async () => {
+    const root = await skillRoot({
+      'good/SKILL.md': skillMd('good'),
+      'good/a.md': 'a',
+      'trap/notes.md': 'n',
+    });
+    makeFifo(join(root, 'trap', 'SKILL.md'));
+    const { url, gateway } = await start(root);
+    expect([...gateway.runtime.catalogs.current.skills.keys()]).toEqual(['good']);
+    expect(gateway.runtime.catalogs.current.problems).toContainEqual(
+      expect.objectContaining({ code: 'SKILL_MD_MISSING', reason: 'SKILL.md is not a regular file' }),
+    );
+    // A second FIFO appears and the catalog reloads: the reload completes.
+    await mkdir(join(root, 'trap2'));
+    makeFifo(join(root, 'trap2', 'SKILL.md'));
+    const reloaded = await gateway.runtime.catalogs.reload();
+    expect([...reloaded.skills.keys()]).toEqual(['good']);
+    const c = await connectClient(url);
+    const result = await c.client.callTool({
+      name: 'read_skill_file',
+      arguments: { skill: 'good', path: 'a.md' },
+    });
+    expect(textOf(result)).toBe('a');
+    await c.close();
+  });
+
+  it('a 50 MB SKILL.md is refused at load, so get_info never serves it', async () => {
+    const root = await skillRoot({ 'good/SKILL.md': skillMd('good'), 'huge/SKILL.md': skillMd('huge') });
+    await truncate(join(root, 'huge', 'SKILL.md'), 50 * 2 ** 20);
+    const { gateway } = await start(root);
+    expect([...gateway.runtime.catalogs.current.skills.keys()]).toEqual(['good']);
+    expect(gateway.runtime.catalogs.current.problems).toContainEqual(
+      expect.objectContaining({ code: 'SKILL_MD_TOO_LARGE', file: join(root, 'huge', 'SKILL.md') }),
+    );
+  });
+});
