@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningScript, ScriptOutput } from '@skillgate/runner';
-import type { JobStore } from './types.js';
+import { StateError } from './stateError.js';
+import type { JobEnd, JobStore } from './types.js';
 
 /** Options of mirrorJob. */
 export interface MirrorJobOptions {
@@ -15,10 +17,31 @@ const ALL_LINES = Number.MAX_SAFE_INTEGER;
 const sameOutput = (a: ScriptOutput | undefined, b: ScriptOutput): boolean =>
   a !== undefined && a.stdout_bytes === b.stdout_bytes && a.stderr_bytes === b.stderr_bytes;
 
+/** Records the end, retrying while the store is unavailable: a job must not stay `running` after it ended. */
+async function recordEnd(
+  store: JobStore,
+  jobId: string,
+  end: JobEnd,
+  report: (e: unknown) => void,
+): Promise<void> {
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await store.finish(jobId, end);
+      return;
+    } catch (error) {
+      report(error);
+      // A closed store belongs to a replica shutting down: its jobs are reported lost instead.
+      if (!(error instanceof StateError) || error.code !== 'STATE_UNAVAILABLE') return;
+      await sleep(delay);
+    }
+  }
+}
+
 /**
  * Keeps a started job's record current while its script runs on this replica: writes new output every
  * interval, stops the script when a cancel arrives (published to this replica, or seen on the record), and
- * records how it ended. Resolves once the end is recorded (or could not be).
+ * records how it ended, retrying while the store is unavailable. Resolves once the end is recorded (or the
+ * store was closed).
  */
 export async function mirrorJob(
   store: JobStore,
@@ -53,13 +76,14 @@ export async function mirrorJob(
     const result = await running.done;
     clearInterval(timer);
     const state = result.timed_out ? 'timed_out' : running.cancelled ? 'cancelled' : 'exited';
-    await store.finish(jobId, {
+    const end: JobEnd = {
       state,
       exitCode: result.exit_code,
       signal: result.signal,
       durationMs: result.duration_ms,
       output: result,
-    });
+    };
+    await recordEnd(store, jobId, end, report);
   } catch (error) {
     report(error);
   } finally {

@@ -98,4 +98,38 @@ describe('mirrorJob', () => {
     await mirrored;
     expect(await there.get('s1', 'long')).toMatchObject({ state: 'cancelled' });
   });
+
+  it('records the end once Redis is back when the script ended while Redis was down', async () => {
+    const prefix = freshPrefix();
+    const server = await startRedisServer();
+    const own = connections(server.url);
+    try {
+      const store = createRedisJobStore({
+        connection: await own.open(prefix, { healthIntervalMs: 100 }),
+        ttlMs: 60_000,
+        maxRunningPerOwner: 4,
+        maxOutputBytes: 4096,
+      });
+      stores.push(store);
+      await store.start({
+        id: 'gap',
+        owner: 's1',
+        skill: 'ticks',
+        script: 'ticks.sh',
+        startedAt: Date.now(),
+      });
+      const running = await start(['10']);
+      const errors: unknown[] = [];
+      const mirrored = mirrorJob(store, 'gap', running, { intervalMs: 50, onError: (e) => errors.push(e) });
+      await server.stop();
+      await running.done;
+      await waitFor(() => errors.length > 0, { what: 'the failed write to be reported' });
+      await server.start();
+      await mirrored;
+      expect(await store.get('s1', 'gap')).toMatchObject({ state: 'exited', exitCode: 0 });
+    } finally {
+      await own.closeAll();
+      await server.close();
+    }
+  });
 });
