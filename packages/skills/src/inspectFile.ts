@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FileOpOptions } from './boundedFileOp.js';
+import { looksBinary, SNIFF_BYTES } from './looksBinary.js';
 import { closeBounded, closeQuietly, openRegularFile, readFully } from './openRegularFile.js';
 import { formatDigest } from './sha256Digest.js';
-import { looksBinary, SNIFF_BYTES } from './sniffBinary.js';
 
 // Large enough that a typical skill file is one read, small enough that hashing a huge file holds little.
 const CHUNK_BYTES = 64 * 1024;
