@@ -331,6 +331,38 @@ async function scale(small: string, thousand: string, tenThousand: string | unde
   );
 }
 
+/**
+ * Catalog build (load + createCatalog) of 1,000 skills x 10 files with sha256 digests of every file (what the
+ * gateway does for the Skills extension) against the same build without them, in the same run: rounds
+ * alternate so that both see the same page cache; the median of each is compared.
+ */
+async function catalogBuild(root: string, rounds: number) {
+  const build = async (digests: boolean) => {
+    const t = performance.now();
+    const { skills, problems } = await loadSkills({ roots: [root], validation: 'lenient', digests });
+    createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 300, problems });
+    return performance.now() - t;
+  };
+  await build(true); // warm the page cache and the JIT
+  const withDigests: number[] = [];
+  const without: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    without.push(await build(false));
+    withDigests.push(await build(true));
+  }
+  const [w, wo] = [percentile(withDigests, 50), percentile(without, 50)];
+  results.catalog_build = { with_digests_ms: withDigests, without_ms: without };
+  row(
+    'scale',
+    'catalog build, 1,000 skills x 10 files, with digests (median ms)',
+    fmt(w),
+    `without digests ${fmt(wo)}`,
+    `${fmt(w / wo, 2)}x`,
+    '<= 1.5x',
+    w / wo <= 1.5,
+  );
+}
+
 async function scriptOverhead(root: string, runs: number) {
   // The same gateway with and without the sandbox, measured in alternation so load hits both alike.
   const plain = await startServer('gateway', root, 'namespaced', 'off');
@@ -411,6 +443,8 @@ const small = await generateSkills(10);
 const hundred = await generateSkills(100);
 const thousand = await generateSkills(1000);
 const tenThousand = QUICK ? undefined : await generateSkills(10_000);
+// 5 generated files + 5 references of 1-8 KiB: 10 served files per skill, plus SKILL.md.
+const thousandByTen = await generateSkills(1000, 5);
 try {
   await tokens([
     ['examples', EXAMPLES],
@@ -420,9 +454,10 @@ try {
   await throughput(QUICK ? 2 : 6);
   await eras(hundred, QUICK ? 2 : 6);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
+  await catalogBuild(thousandByTen, QUICK ? 3 : 9);
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {
-  for (const root of [small, hundred, thousand, tenThousand])
+  for (const root of [small, hundred, thousand, tenThousand, thousandByTen])
     if (root !== undefined) await rm(root, { recursive: true, force: true });
 }
 

@@ -12,6 +12,8 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Principal } from './accessPolicy.js';
+import { limitConnections } from './connections/limitConnections.js';
+import { serverTimeouts } from './connections/serverTimeouts.js';
 import { GatewayError } from './gatewayError.js';
 import type { LiveSessions } from './liveSessions.js';
 import type { ModernEndpoint } from './modern/modernEndpoint.js';
@@ -113,6 +115,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     bodyLimit: config.server.body_limit_bytes,
     trustProxy: config.server.trust_proxy,
     genReqId: () => randomUUID(),
+    // Slow clients are cut off by node:http's own deadlines (docs/decisions.md, "Connections").
+    ...serverTimeouts(config.server),
+  });
+  limitConnections(app.server, {
+    maxConnections: config.server.max_connections,
+    // Behind a trusted proxy every connection comes from the proxy: a per-address cap would cap everyone.
+    maxPerAddress: config.server.trust_proxy ? 0 : config.server.max_connections_per_address,
+    onRefused: (reason) => runtime.metrics.inc('skillgate_rejected_connections_total', { reason }),
   });
   app.decorateRequest('principal', null);
 

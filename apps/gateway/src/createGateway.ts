@@ -1,8 +1,8 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createJobRegistry, createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
-import { createMemorySessionStore } from '@skillgate/sessions';
+import { createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import pino from 'pino';
+import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
 import { buildApp } from './buildApp.js';
 import { createCatalogSource } from './catalogSource.js';
@@ -11,6 +11,7 @@ import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
 import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
+import { createGatewayLogger } from './logging/createGatewayLogger.js';
 import { createMetrics } from './metrics.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createRateLimiter } from './rateLimiter.js';
@@ -22,8 +23,10 @@ import { watchSkillRoots } from './skillWatcher.js';
 export interface GatewayOptions {
   /** Environment to read token variables and script passthrough values from (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Logger to use instead of a JSON logger on stdout at the configured level. */
+  /** Logger to use as is (it owns its redaction) instead of the gateway's redacting JSON logger. */
   readonly logger?: FastifyBaseLogger;
+  /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
+  readonly logDestination?: DestinationStream;
 }
 
 /** A built, not yet listening gateway. */
@@ -39,13 +42,14 @@ export interface Gateway {
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
   const tokens = resolveAuthTokens(config, env);
+  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
   const log =
     options.logger ??
-    (pino({
+    createGatewayLogger({
       level: config.logging.level,
-      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
-    }) as FastifyBaseLogger);
-  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+      destination: options.logDestination,
+      secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
+    });
   const sandbox = await probeSandbox({
     mode: config.scripts.sandbox,
     network: config.scripts.network,
@@ -105,15 +109,25 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   }
 
   let sessions: LiveSessions | undefined;
-  const store = createMemorySessionStore({
-    ttlMs: config.sessions.ttl_seconds * 1000,
-    maxSessions: config.sessions.max_sessions,
-    maxPerPrincipal: config.sessions.max_per_principal,
-    onExpire: (record) => {
-      log.info({ session: record.id }, 'session expired');
-      void sessions?.close(record.id);
+  // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
+  const state = createStateBackend({
+    backend: config.state.backend,
+    redisUrl: env[config.state.redis_url_env],
+    keyPrefix: config.state.key_prefix,
+    sessions: {
+      ttlMs: config.sessions.ttl_seconds * 1000,
+      maxSessions: config.sessions.max_sessions,
+      maxPerPrincipal: config.sessions.max_per_principal,
+      onExpire: (session) => {
+        log.info({ session: session.id }, 'session expired');
+        void sessions?.close(session.id);
+      },
     },
+    jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
+    rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
+    onError: (error) => log.warn({ err: error }, 'shared state error'),
   });
+  const store = state.sessions;
   const policy = createAccessPolicy({
     tokens,
     allowAnonymous: config.auth.allow_anonymous,
@@ -173,7 +187,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       requestsPerSecond: config.rate_limit.requests_per_second,
       burst: config.rate_limit.burst,
     }),
-    isReady: () => !draining,
+    isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
   });
 
@@ -200,7 +214,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       const cut = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
       clearTimeout(cut);
-      await store.close();
+      await state.close();
     },
   };
 }

@@ -25,6 +25,7 @@ export type CounterName =
   | 'skillgate_unlocks_total'
   | 'skillgate_script_runs_total'
   | 'skillgate_rejected_requests_total'
+  | 'skillgate_rejected_connections_total'
   | 'skillgate_sessions_created_total'
   | 'skillgate_catalog_reloads_total';
 
@@ -40,6 +41,7 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_unlocks_total: 'First unlocks of a skill in a session.',
   skillgate_script_runs_total: 'Finished script runs by status.',
   skillgate_rejected_requests_total: 'HTTP requests rejected by reason.',
+  skillgate_rejected_connections_total: 'TCP connections closed on accept by reason (connection caps).',
   skillgate_sessions_created_total: 'MCP sessions created.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
   skillgate_sessions_open: 'MCP sessions open now.',

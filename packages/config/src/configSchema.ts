@@ -27,7 +27,7 @@ const isOrigin = (value: string): boolean => {
   }
 };
 
-const serverSchema = z.strictObject({
+const serverFields = z.strictObject({
   host: z
     .string()
     .regex(/^[^\s/]+$/, 'must be a host name or IP address, without scheme or path')
@@ -62,12 +62,43 @@ const serverSchema = z.strictObject({
     .default(10)
     .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
   trust_proxy: z.boolean().default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
+  headers_timeout_seconds: seconds(300)
+    .default(10)
+    .describe('Time a client has to send all request headers; then 408 and the connection is closed.'),
+  request_timeout_seconds: seconds(3600)
+    .default(30)
+    .describe('Time a client has to send a whole request (headers and body); then 408 and close.'),
+  keep_alive_timeout_seconds: seconds(3600)
+    .default(72)
+    .describe(
+      "Idle time a kept-alive connection waits for its next request; keep it above a proxy's idle timeout.",
+    ),
+  max_connections: count()
+    .max(1_000_000)
+    .default(10_000)
+    .describe('Open TCP connections in all; more are closed on accept.'),
+  max_connections_per_address: count(0)
+    .default(128)
+    .describe(
+      'Open TCP connections from one client address (0 = no cap); not applied with trust_proxy, where every peer is the proxy.',
+    ),
   transport: z
     .enum(['native', 'sdk'])
     .default('native')
     .describe(
       "MCP HTTP transport: native (Fastify/node:http, faster) or sdk (the SDK's StreamableHTTPServerTransport).",
     ),
+});
+
+// node:http refuses a headers timeout longer than the request timeout.
+const serverSchema = serverFields.superRefine((server, ctx) => {
+  if (server.headers_timeout_seconds > server.request_timeout_seconds) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['headers_timeout_seconds'],
+      message: `must not exceed server.request_timeout_seconds (${server.request_timeout_seconds})`,
+    });
+  }
 });
 
 const skillsSchema = z.strictObject({
@@ -288,6 +319,23 @@ const rateLimitSchema = z.strictObject({
   burst: count().default(200).describe('Per-principal bucket size.'),
 });
 
+const stateSchema = z.strictObject({
+  backend: z
+    .enum(['memory', 'redis'])
+    .default('memory')
+    .describe(
+      'Where sessions, unlocks, async jobs and rate limits live: memory (one process) or redis (shared by replicas).',
+    ),
+  redis_url_env: envName
+    .default('SKILLGATE_REDIS_URL')
+    .describe('Environment variable holding the Redis URL (redis:// or rediss://) when backend is redis.'),
+  key_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{0,64}$/, 'must be at most 64 of A-Z a-z 0-9 . _ : -')
+    .default('skillgate:')
+    .describe('Prefix of every Redis key and channel, so several gateways can share one Redis.'),
+});
+
 const clientSchema = z.strictObject({
   match: z
     .strictObject({ name: glob.optional(), principal: glob.optional() })
@@ -313,6 +361,7 @@ export const configSchema = z.strictObject({
   sessions: sessionsSchema.prefault({}),
   auth: authSchema.prefault({}),
   rate_limit: rateLimitSchema.prefault({}),
+  state: stateSchema.prefault({}),
   clients: z
     .array(clientSchema)
     .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))

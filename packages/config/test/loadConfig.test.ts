@@ -33,6 +33,11 @@ describe('loadConfig from a file', () => {
         max_response_bytes: 131_072,
         shutdown_grace_seconds: 3,
         trust_proxy: true,
+        headers_timeout_seconds: 5,
+        request_timeout_seconds: 20,
+        keep_alive_timeout_seconds: 65,
+        max_connections: 500,
+        max_connections_per_address: 32,
         transport: 'sdk',
       },
       skills: {
@@ -82,6 +87,7 @@ describe('loadConfig from a file', () => {
         anonymous_skills: ['public-*'],
       },
       rate_limit: { requests_per_second: 0, burst: 10 },
+      state: { backend: 'redis', redis_url_env: 'TEAM_REDIS_URL', key_prefix: 'team-a:' },
       clients: [
         { match: { name: 'Claude Desktop*' }, disclosure: 'universal' },
         { match: { name: 'Codex*', principal: 'agent-*' }, disclosure: 'eager' },

@@ -32,6 +32,11 @@ describe('parseConfig defaults', () => {
         max_response_bytes: 16_777_216,
         shutdown_grace_seconds: 10,
         trust_proxy: false,
+        headers_timeout_seconds: 10,
+        request_timeout_seconds: 30,
+        keep_alive_timeout_seconds: 72,
+        max_connections: 10_000,
+        max_connections_per_address: 128,
         transport: 'native',
       },
       skills: {
@@ -77,6 +82,7 @@ describe('parseConfig defaults', () => {
       sessions: { ttl_seconds: 3600, max_sessions: 10_000, max_per_principal: 1000, scope: 'session' },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
       rate_limit: { requests_per_second: 50, burst: 200 },
+      state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       logging: { level: 'info', log_arguments: false },
     });
@@ -171,6 +177,10 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ server: { body_limit_bytes: 10 } }, 'server.body_limit_bytes'],
     [{ server: { trust_proxy: 'yes' } }, 'server.trust_proxy'],
     [{ server: { transport: 'grpc' } }, 'server.transport'],
+    [{ server: { headers_timeout_seconds: 0 } }, 'server.headers_timeout_seconds'],
+    [{ server: { keep_alive_timeout_seconds: -1 } }, 'server.keep_alive_timeout_seconds'],
+    [{ server: { max_connections: 0 } }, 'server.max_connections'],
+    [{ server: { max_connections_per_address: 1.5 } }, 'server.max_connections_per_address'],
     [{ server: 5 }, 'server'],
     [{ skills: { roots: './skills' } }, 'skills.roots'],
     [{ skills: { validation: 'pedantic' } }, 'skills.validation'],
@@ -204,6 +214,9 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ auth: { allow_anonymous: 1 } }, 'auth.allow_anonymous'],
     [{ rate_limit: { requests_per_second: -1 } }, 'rate_limit.requests_per_second'],
     [{ rate_limit: { burst: 0 } }, 'rate_limit.burst'],
+    [{ state: { backend: 'postgres' } }, 'state.backend'],
+    [{ state: { redis_url_env: 'redis://localhost' } }, 'state.redis_url_env'],
+    [{ state: { key_prefix: 'has space' } }, 'state.key_prefix'],
     [{ clients: [{ match: { name: 'x' } }] }, 'clients[0].disclosure'],
     [{ logging: { level: 'verbose' } }, 'logging.level'],
     [['server'], '(root)'],
@@ -247,6 +260,18 @@ describe('parseConfig cross-field checks', () => {
     expect(parseConfig({ scripts: { default_timeout: 30, max_timeout: 30 } }, base).scripts.max_timeout).toBe(
       30,
     );
+  });
+
+  it('keeps headers_timeout_seconds within request_timeout_seconds, including the default', () => {
+    expect(pathsOf({ server: { headers_timeout_seconds: 20, request_timeout_seconds: 15 } })).toEqual([
+      'server.headers_timeout_seconds',
+    ]);
+    expect(pathsOf({ server: { headers_timeout_seconds: 31 } })).toEqual(['server.headers_timeout_seconds']);
+    const server = parseConfig(
+      { server: { headers_timeout_seconds: 5, request_timeout_seconds: 5 } },
+      base,
+    ).server;
+    expect(server.request_timeout_seconds).toBe(5);
   });
 
   it('refuses a second token with the same name', () => {

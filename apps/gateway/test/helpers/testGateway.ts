@@ -38,13 +38,14 @@ export async function startTestGateway(
     skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
   };
   const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
-  // With logLines the gateway logs at info into that array (to assert on log content), else it is silent.
-  const logger = (
+  // With logLines the gateway's own (redacting) logger writes into that array at the configured level
+  // (default info), to assert on log content; else the gateway is silent.
+  const gateway = await createGateway(
+    config,
     logLines === undefined
-      ? pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' })
-      : pino({ level: 'info' }, { write: (line: string) => logLines.push(line) })
-  ) as FastifyBaseLogger;
-  const gateway = await createGateway(config, { env, logger });
+      ? { env, logger: pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger }
+      : { env, logDestination: { write: (line: string) => logLines.push(line) } },
+  );
   const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   return { gateway, url: new URL(config.server.path, base), base, close: () => gateway.close() };
 }

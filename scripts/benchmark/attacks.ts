@@ -1,0 +1,343 @@
+// pnpm bench:attacks — a healthy client's tools/list latency on an idle gateway and while slow-connection
+// (slowloris) and batch attacks run, all in one run against the real CLI. Phases are interleaved in rounds
+// (idle, attack, attack, ..., idle, attack, ...) so that load from elsewhere on the machine falls on all of
+// them alike. Prints each phase's p50/p99 and its p99 as a ratio of the idle p99 (target: within 2x), and
+// writes bench-results/attacks.json. Env: BENCH_ATTACK_ROUNDS (default 3), BENCH_ATTACK_SECONDS (per phase
+// and round, default 10), BENCH_ATTACK_RATE (healthy requests per second, default 50), BENCH_LOG_LEVEL
+// (gateway log level, default info).
+import { fork, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BatchOptions, SlowlorisOptions } from './attackers.js';
+import { percentile } from './support.js';
+
+const REPO = join(import.meta.dirname, '../..');
+const ROUNDS = Number(process.env.BENCH_ATTACK_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_ATTACK_SECONDS ?? 10);
+const RATE = Number(process.env.BENCH_ATTACK_RATE ?? 50);
+const HEALTHY_TOKEN = 'bench-healthy-token-0123456789';
+const ATTACKER_TOKEN = 'bench-attacker-token-0123456789';
+const ACCEPT = 'application/json, text/event-stream';
+
+/** A gateway CLI process and its MCP URL. */
+interface RunningGateway {
+  readonly url: URL;
+  readonly port: number;
+  /** CPU seconds (user + system) the gateway process has used so far; NaN where /proc is missing. */
+  cpuSeconds(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Starts the gateway CLI with the default limits, two tokens and the given rate limit. */
+async function startGateway(rateLimit: 'default' | 'off'): Promise<RunningGateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-'));
+  const config = join(dir, 'skillgate.yaml');
+  const roots = [join(REPO, 'examples/skills'), join(REPO, 'apps/gateway/test/fixtures/skills')];
+  await writeFile(
+    config,
+    [
+      'server: { host: 127.0.0.1, port: 0 }',
+      `skills: { roots: ${JSON.stringify(roots)} }`,
+      'auth:',
+      '  tokens:',
+      '    - { name: healthy, token_env: BENCH_HEALTHY_TOKEN }',
+      '    - { name: attacker, token_env: BENCH_ATTACKER_TOKEN }',
+      ...(rateLimit === 'off' ? ['rate_limit: { requests_per_second: 0 }'] : []),
+      `logging: { level: ${process.env.BENCH_LOG_LEVEL ?? 'info'} }`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@skillgate/source',
+      '--import',
+      'tsx',
+      join(REPO, 'apps/gateway/src/cli.ts'),
+      'serve',
+      '--config',
+      config,
+    ],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_HEALTHY_TOKEN: HEALTHY_TOKEN, BENCH_ATTACKER_TOKEN: ATTACKER_TOKEN },
+    },
+  );
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    let found = false;
+    // The log is read to the end (and dropped): a full pipe would block the gateway's synchronous logger.
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (found) return;
+      out += chunk.toString();
+      const match = /skillgate listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (match?.[1] !== undefined) {
+        found = true;
+        resolve(new URL(match[1]));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
+  });
+  return {
+    url,
+    port: Number(url.port),
+    cpuSeconds: async () => {
+      // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name, in clock ticks (100/s).
+      const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8').catch(() => '');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const headers = (session?: string) => ({
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  authorization: `Bearer ${HEALTHY_TOKEN}`,
+  'mcp-protocol-version': '2025-11-25',
+  ...(session === undefined ? {} : { 'mcp-session-id': session }),
+});
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+/** Opens the healthy client's 2025-11-25 session and warms it up (JIT, connection pool). */
+async function openHealthySession(url: URL): Promise<string> {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'healthy', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const id = init.headers.get('mcp-session-id');
+  if (id === null) throw new Error(`initialize answered ${init.status}`);
+  const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await (await fetch(url, { method: 'POST', headers: headers(id), body: initialized })).text();
+  for (let i = 0; i < 200; i++)
+    await (await fetch(url, { method: 'POST', headers: headers(id), body: LIST })).text();
+  return id;
+}
+
+/** The healthy client's samples of one phase, over all rounds. */
+interface Samples {
+  readonly latencies: number[];
+  failures: number;
+  readonly attackers: unknown[];
+  /** Gateway CPU seconds and wall seconds while this phase was measured. */
+  cpu: number;
+  wall: number;
+}
+
+/** Sends tools/list at RATE per second for SECONDS (the next one waits if one runs late), into `into`. */
+async function measure(gateway: RunningGateway, session: string, into: Samples): Promise<void> {
+  const { url } = gateway;
+  const cpuBefore = await gateway.cpuSeconds();
+  const started = performance.now();
+  for (let i = 0; ; i++) {
+    const due = started + (i * 1000) / RATE;
+    if (due > started + SECONDS * 1000) break;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const t0 = performance.now();
+    try {
+      const response = await fetch(url, { method: 'POST', headers: headers(session), body: LIST });
+      const text = await response.text();
+      if (response.status !== 200 || !text.includes('"tools"')) into.failures += 1;
+    } catch {
+      into.failures += 1;
+    }
+    into.latencies.push(performance.now() - t0);
+  }
+  into.cpu += (await gateway.cpuSeconds()) - cpuBefore;
+  into.wall += (performance.now() - started) / 1000;
+}
+
+/** Runs an attacker child (attackers.ts), measures while it runs, and keeps its stats. */
+async function underAttack(
+  role: 'slowloris' | 'batch',
+  options: SlowlorisOptions | BatchOptions,
+  during: () => Promise<void>,
+  into: Samples,
+): Promise<void> {
+  const child = fork(join(import.meta.dirname, 'attackers.ts'), [role, JSON.stringify(options)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const messages: Array<Record<string, unknown>> = [];
+  const waiters: Array<() => void> = [];
+  child.on('message', (m: Record<string, unknown>) => {
+    messages.push(m);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const next = async (key: string): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const found = messages.find((m) => key in m);
+      if (found !== undefined) return found;
+      if (child.exitCode !== null) throw new Error(`${role} attacker exited with ${child.exitCode}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        child.once('exit', () => resolve());
+      });
+    }
+  };
+  await next('ready');
+  // Let the attack reach its steady state before measuring.
+  await sleep(2000);
+  await during();
+  child.send('stop');
+  into.attackers.push((await next('stats')).stats);
+}
+
+const slowloris = (port: number, addresses: number, perAddress: number): SlowlorisOptions => ({
+  host: '127.0.0.1',
+  port,
+  addresses: Array.from({ length: addresses }, (_, i) => `127.0.0.${i + 2}`),
+  socketsPerAddress: perAddress,
+  byteEveryMs: 2000,
+  reconnectAfterMs: 1000,
+});
+
+const batches = (url: URL, mode: BatchOptions['mode']): BatchOptions => ({
+  mode,
+  url: url.href,
+  token: ATTACKER_TOKEN,
+  workers: 4,
+  elements: 1000,
+  readTool: 'skill_gateway-probe_read_big_txt',
+  unlockTool: 'skill_gateway-probe_get_info',
+});
+
+const ms = (n: number) => n.toFixed(1);
+
+async function main(): Promise<void> {
+  const load = [loadavg()[0] ?? 0];
+  const limited = await startGateway('default');
+  const unlimited = await startGateway('off');
+  const phases = new Map<string, Samples>();
+  const samples = (name: string): Samples => {
+    let found = phases.get(name);
+    if (found === undefined) {
+      found = { latencies: [], failures: 0, attackers: [], cpu: 0, wall: 0 };
+      phases.set(name, found);
+    }
+    return found;
+  };
+  try {
+    const a = { gateway: limited, session: await openHealthySession(limited.url) };
+    const b = { gateway: unlimited, session: await openHealthySession(unlimited.url) };
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stderr.write(`round ${round}/${ROUNDS}\n`);
+      await measure(a.gateway, a.session, samples('idle'));
+      // 500 sockets from 10 client addresses (50 each, under the per-address cap): the headers timeout
+      // (10 s) is what frees them.
+      let into = samples('slowloris: 500 sockets from 10 addresses');
+      await underAttack(
+        'slowloris',
+        slowloris(limited.port, 10, 50),
+        () => measure(a.gateway, a.session, into),
+        into,
+      );
+      // 500 sockets from one address: the per-address cap (128) refuses the rest on accept.
+      into = samples('slowloris: 500 sockets from 1 address');
+      await underAttack(
+        'slowloris',
+        slowloris(limited.port, 1, 500),
+        () => measure(a.gateway, a.session, into),
+        into,
+      );
+      // Four workers posting ~100 KB batches of 1,000 reads of a ~300 KB reference, as the issue reproduced,
+      // with and without sessions, plus the largest batch a 2025-03-26 session may send; another principal.
+      into = samples('batch: 4 workers, 1,000-element batches');
+      await underAttack(
+        'batch',
+        batches(limited.url, 'mixed'),
+        () => measure(a.gateway, a.session, into),
+        into,
+      );
+      // One principal spending its whole rate limit on the heaviest batches it may send (16 reads each).
+      into = samples('batch: rate limit spent on 16-read batches');
+      await underAttack(
+        'batch',
+        batches(limited.url, 'allowance'),
+        () => measure(a.gateway, a.session, into),
+        into,
+      );
+      // The same batches with the rate limit off: what batch refusal and the batch bound alone achieve.
+      await measure(b.gateway, b.session, samples('idle, rate limit off'));
+      into = samples('batch, rate limit off');
+      await underAttack(
+        'batch',
+        batches(unlimited.url, 'mixed'),
+        () => measure(b.gateway, b.session, into),
+        into,
+      );
+    }
+  } finally {
+    await limited.stop();
+    await unlimited.stop();
+  }
+  load.push(loadavg()[0] ?? 0);
+
+  const baselineOf = (name: string) => (name.includes('rate limit off') ? 'idle, rate limit off' : 'idle');
+  const summary = [...phases].map(([name, s]) => {
+    const p99 = percentile(s.latencies, 99);
+    const idle = percentile(phases.get(baselineOf(name))?.latencies ?? [], 99);
+    const isIdle = name.startsWith('idle');
+    return {
+      phase: name,
+      samples: s.latencies.length,
+      failures: s.failures,
+      p50: percentile(s.latencies, 50),
+      p99,
+      max: Math.max(...s.latencies),
+      gatewayCpu: s.cpu / s.wall,
+      ratio: p99 / idle,
+      verdict: isIdle ? '' : p99 <= 2 * idle && s.failures === 0 ? 'PASS' : 'MISS',
+      attackers: s.attackers,
+    };
+  });
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  process.stdout.write(
+    `\nhealthy client: tools/list at ${RATE}/s, ${ROUNDS} rounds x ${SECONDS} s per phase; ${cpus().length} cores (${cpu}), ` +
+      `Node ${process.version}; load average ${load.map((l) => l.toFixed(1)).join(' -> ')}\n`,
+  );
+  console.table(
+    summary.map((p) => ({
+      phase: p.phase,
+      samples: p.samples,
+      failures: p.failures,
+      'p50 ms': ms(p.p50),
+      'p99 ms': ms(p.p99),
+      'max ms': ms(p.max),
+      'gateway CPU': Number.isNaN(p.gatewayCpu) ? '' : `${Math.round(p.gatewayCpu * 100)}%`,
+      'p99 / idle p99': p.ratio.toFixed(2),
+      verdict: p.verdict,
+    })),
+  );
+  for (const p of summary) {
+    if (p.attackers.length > 0)
+      process.stdout.write(`${p.phase}, last round's attacker: ${JSON.stringify(p.attackers.at(-1))}\n`);
+  }
+  await mkdir(join(REPO, 'bench-results'), { recursive: true });
+  await writeFile(
+    join(REPO, 'bench-results/attacks.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), rounds: ROUNDS, seconds: SECONDS, rate: RATE, load, phases: summary.map(({ attackers, ...rest }) => ({ ...rest, attackers })) }, null, 2)}\n`,
+  );
+}
+
+await main();
