@@ -427,12 +427,13 @@ async function scriptOverhead(root: string, runs: number) {
     '<= +5 ms at p50',
     g50 - d50 <= 5,
   );
+  const signed = (n: number) => `${n >= 0 ? '+' : '-'}${fmt(Math.abs(n), 1)}`;
   row(
     'scripts',
     'run tool p50 / p99 ms (same, in the bwrap sandbox)',
     `${fmt(s50, 1)} / ${fmt(s99, 1)}`,
     `sandbox off ${fmt(g50, 1)} / ${fmt(g99, 1)}`,
-    `+${fmt(s50 - g50, 1)} / +${fmt(s99 - g99, 1)} ms`,
+    `${signed(s50 - g50)} / ${signed(s99 - g99)} ms`,
     '<= +15 ms at p50',
     s50 - g50 <= 15,
   );
