@@ -32,8 +32,8 @@ const NO_GUARD: ProcessGuard = {
   cgroup: false,
   watchdog: false,
   sweptProcesses: 0,
+  registration: undefined,
   openRun: async () => undefined,
-  track: () => {},
   untrack: () => {},
   close: async () => {},
 };
@@ -90,7 +90,6 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   function hooks(guard: ProcessGuard, cgroup: RunCgroup | undefined): SpawnHooks {
     return {
       spawned(pid, pipes) {
-        guard.track(pid);
         if (cgroup !== undefined && pipes !== undefined) void admit(pid, pipes, cgroup);
       },
       kill(pid, signal) {
@@ -156,9 +155,10 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         options.maxTimeoutSeconds,
       );
       const handshake = bwrap !== undefined && cgroup !== undefined;
+      const watchdogPipe = guard.registration;
       const { file, args } = launchCommand({
         command,
-        parentPid: process.pid,
+        watchdog: watchdogPipe !== undefined,
         // Sandboxed runs join while bwrap sets up (admit); the others join in the wrapper, first thing.
         procsFile: handshake ? undefined : cgroup?.procsFile,
         prlimit,
@@ -190,6 +190,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         signal: req.signal,
         hooks: hooks(guard, cgroup),
         syncPipes: handshake,
+        watchdogPipe,
         onProgress: req.onProgress,
       });
     } catch (error) {

@@ -2,18 +2,20 @@ import type { ScriptLimits } from './types.js';
 
 // The runner's one shell program: fixed text, run as the first process of every run (and again inside the
 // sandbox). Nothing from a request is ever parsed by it: the command arrives as "$@" and is only exec'd.
-// $1 is the pid its parent must have ('' skips the check), $2 a cgroup.procs file to join first ('' = none).
-// Joining before anything else runs puts every process the script ever forks in the run's cgroup; the
-// parent check stops a run whose gateway died while it started (the watchdog may have swept already).
+// $1 is non-empty when fd 5 is the watchdog's pipe: the run registers its process group there before
+// anything else, then closes it (SIGPIPE is ignored only for that write, should the watchdog be gone).
+// $2 is a cgroup.procs file to join ('' = none), so every process the script ever forks is in the cgroup.
 // bwrap and /bin/sh both export PWD, which the script's environment must not gain.
-const WRAPPER = `parent=$1 procs=$2
+const WRAPPER = `watchdog=$1 procs=$2
 shift 2
+if [ -n "$watchdog" ]; then
+  trap '' PIPE
+  echo "+$$" >&5 2>/dev/null
+  exec 5>&-
+  trap - PIPE
+fi
 if [ -n "$procs" ]; then
   { echo $$ >"$procs"; } 2>/dev/null || { echo "skillgate: could not join the run's cgroup" >&2; exit 125; }
-fi
-if [ -n "$parent" ]; then
-  read -r _ _ _ ppid _ </proc/$$/stat
-  [ "$ppid" = "$parent" ] || exit 125
 fi
 unset PWD
 exec "$@"`;
@@ -22,8 +24,8 @@ exec "$@"`;
 export interface LaunchSpec {
   /** What runs: interpreter argv, script path and arguments, all resolved. */
   readonly command: readonly string[];
-  /** The gateway's pid, which the wrapper checks is still its parent. */
-  readonly parentPid: number;
+  /** Whether fd 5 of the run is the watchdog's pipe, to register on. */
+  readonly watchdog: boolean;
   /** The run's cgroup.procs file, when runs get a cgroup. */
   readonly procsFile: string | undefined;
   /** prlimit (util-linux), when installed; limits are skipped without it. */
@@ -35,12 +37,12 @@ export interface LaunchSpec {
 
 /** The file and argv the runner spawns for one run: the wrapper, then bwrap and prlimit as configured. */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[] } {
-  const wrap = (parent: string, procs: string, rest: readonly string[]): string[] => [
+  const wrap = (watchdog: string, procs: string, rest: readonly string[]): string[] => [
     '/bin/sh',
     '-c',
     WRAPPER,
     'skillgate-run',
-    parent,
+    watchdog,
     procs,
     ...rest,
   ];
@@ -53,7 +55,7 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[] 
     spec.sandbox === undefined
       ? limited
       : [spec.sandbox.bwrap, ...spec.sandbox.options, ...wrap('', '', limited)];
-  const [file, ...args] = wrap(String(spec.parentPid), spec.procsFile ?? '', inner);
+  const [file, ...args] = wrap(spec.watchdog ? '5' : '', spec.procsFile ?? '', inner);
   return { file: file ?? '/bin/sh', args };
 }
 

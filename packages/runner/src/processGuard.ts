@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** One run's cgroup (cgroup v1 pids controller). */
@@ -29,8 +30,11 @@ export interface ProcessGuard {
   readonly sweptProcesses: number;
   /** A new cgroup allowing `processes` tasks (0 = no limit), or undefined without cgroups. */
   openRun(processes: number): Promise<RunCgroup | undefined>;
-  /** Tells the watchdog about a run's process group; call right after the spawn. */
-  track(pgid: number): void;
+  /**
+   * The gateway's end of the watchdog's pipe, for a run's first process to inherit (as fd 5) and register
+   * itself on; undefined without a watchdog.
+   */
+  readonly registration: Writable | undefined;
   /** Tells the watchdog the run's process group is gone. */
   untrack(pgid: number): void;
   /** Stops the watchdog and removes this guard's cgroups. */
@@ -38,9 +42,11 @@ export interface ProcessGuard {
 }
 
 // The watchdog: a bash process that outlives a SIGKILLed gateway by exactly as long as it needs to kill what
-// the gateway left. Its stdin is a pipe only the gateway writes to, so EOF means the gateway is gone (or
-// closed the runner). It learns each run's process group over that pipe and, with cgroups, sweeps every run
-// cgroup of this gateway until none is left: a wrapper that joins one after the sweep finds it removed.
+// the gateway left. Its stdin is a pipe whose write end only the gateway holds, so EOF means the gateway is
+// gone (or closed the runner). Each run's first process inherits that write end, writes "+<its pid>" (its
+// process group) and closes it before it runs anything: so the watchdog cannot see EOF while a run it does
+// not know of is starting, however the gateway dies. On EOF it kills every group it was told of (the
+// gateway writes "-<pid>" when a run ended) and, with cgroups, sweeps this gateway's run cgroups.
 const WATCHDOG = `trap '' INT TERM HUP QUIT PIPE
 declare -A groups=()
 while IFS= read -r line; do
@@ -133,8 +139,8 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
       if (processes > 0) await writeFile(join(runDir, 'pids.max'), String(processes));
       return runCgroup(runDir);
     },
-    track(pgid) {
-      tell(`+${pgid}\n`);
+    get registration() {
+      return watching && pipe?.writable === true ? pipe : undefined;
     },
     untrack(pgid) {
       tell(`-${pgid}\n`);

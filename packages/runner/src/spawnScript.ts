@@ -42,6 +42,8 @@ export interface SpawnSpec {
   readonly hooks?: SpawnHooks;
   /** Give the child two more pipes, fds 3 and 4, handed to hooks.spawned. */
   readonly syncPipes?: boolean;
+  /** A pipe of this process whose descriptor the child gets as fd 5 (the watchdog's). */
+  readonly watchdogPipe?: Writable;
   readonly onProgress?: (progress: RunProgress) => void;
   /** How often onProgress fires; default one second. */
   readonly progressIntervalMs?: number;
@@ -49,6 +51,7 @@ export interface SpawnSpec {
 
 const PROGRESS_INTERVAL_MS = 1000;
 const PIPES = ['pipe', 'pipe'] as const;
+const NO_PIPES = ['ignore', 'ignore'] as const;
 
 /** Spawns a script in its own process group and resolves once it runs; RUNNER_SPAWN_FAILED if it cannot start. */
 export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
@@ -64,7 +67,13 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
     forceKillAfterDelay: false,
     // Without input the script reads /dev/null: immediate EOF, never a hang.
     ...(spec.stdin === undefined ? {} : { input: spec.stdin }),
-    stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(spec.syncPipes ? PIPES : [])],
+    stdio: [
+      spec.stdin === undefined ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+      ...(spec.syncPipes ? PIPES : NO_PIPES),
+      ...(spec.watchdogPipe === undefined ? [] : [spec.watchdogPipe]),
+    ],
   });
   const { pid } = subprocess;
   if (pid !== undefined) spec.hooks?.spawned?.(pid, syncPipes(subprocess.stdio));

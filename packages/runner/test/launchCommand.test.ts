@@ -5,7 +5,7 @@ const NO_LIMITS = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
 const HOSTILE = ['$(touch /tmp/pwned)', '"; rm -rf / #', '`id`'];
 const base = {
   command: ['/usr/bin/python3', '/skills/a/scripts/x.py', ...HOSTILE],
-  parentPid: 4242,
+  watchdog: true,
   procsFile: undefined,
   prlimit: '/usr/bin/prlimit',
   limits: NO_LIMITS,
@@ -27,10 +27,11 @@ describe('launchCommand', () => {
     expect(sandboxed.args.slice(-HOSTILE.length)).toEqual(HOSTILE);
   });
 
-  it('checks the parent and joins the cgroup outside, then runs the command without limits when none are set', () => {
+  it('registers with the watchdog and joins the cgroup outside, then runs the command without limits when none are set', () => {
     const { args } = launchCommand({ ...base, procsFile: '/sys/fs/cgroup/pids/x/1/cgroup.procs' });
-    expect(args.slice(2, 5)).toEqual(['skillgate-run', '4242', '/sys/fs/cgroup/pids/x/1/cgroup.procs']);
+    expect(args.slice(2, 5)).toEqual(['skillgate-run', '5', '/sys/fs/cgroup/pids/x/1/cgroup.procs']);
     expect(args.slice(5)).toEqual(base.command);
+    expect(launchCommand({ ...base, watchdog: false }).args.slice(2, 4)).toEqual(['skillgate-run', '']);
   });
 
   it('sets the limits with prlimit; the process limit only inside the sandbox', () => {
@@ -49,7 +50,7 @@ describe('launchCommand', () => {
       limits,
       sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
     }).args;
-    // Outside: the wrapper execs bwrap; inside: the wrapper again (no parent check, no cgroup), then prlimit.
+    // Outside: the wrapper execs bwrap; inside: the wrapper again (no watchdog, no cgroup), then prlimit.
     expect(sandboxed.slice(5, 12)).toEqual([
       '/usr/bin/bwrap',
       '--',

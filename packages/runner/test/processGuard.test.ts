@@ -18,13 +18,24 @@ function sleeper(): number {
 }
 
 describe('the watchdog', () => {
-  it('kills the process groups it was told about once the gateway side of its pipe closes', async () => {
+  it('kills the process groups that registered once the gateway side of its pipe closes, not those that ended', async () => {
     const guard = await createProcessGuard({ cgroupRoot: null });
     expect(guard.watchdog).toBe(true);
-    const tracked = sleeper();
-    const untracked = sleeper();
-    guard.track(tracked);
-    guard.track(untracked);
+    const registration = guard.registration;
+    if (registration === undefined) throw new Error('no watchdog pipe');
+    // Each run registers itself on the inherited pipe (fd 5), as the runner's wrapper does.
+    const registered = (): number => {
+      const child = spawn('/bin/sh', ['-c', 'echo "+$$" >&5; exec 5>&-; exec sleep 30'], {
+        detached: true,
+        stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'ignore', registration],
+      });
+      child.unref();
+      if (child.pid === undefined) throw new Error('no pid');
+      return child.pid;
+    };
+    const tracked = registered();
+    const untracked = registered();
+    await new Promise((resolve) => setTimeout(resolve, 300));
     guard.untrack(untracked);
     try {
       await guard.close();
