@@ -7,6 +7,7 @@
 // (gateway log level, default info).
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +35,30 @@ const raisePriority = (pid: number): void => {
   }
 };
 
+/** A TCP port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Polls /readyz until the gateway answers (60 s at most). */
+async function waitUntilReady(url: URL): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(new URL('/readyz', url)).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error('gateway not ready after 60 s');
+}
+
 /** A gateway CLI process and its MCP URL. */
 interface RunningGateway {
   readonly url: URL;
@@ -46,12 +71,14 @@ interface RunningGateway {
 /** Starts the gateway CLI with the default limits, two tokens and the given rate limit. */
 async function startGateway(rateLimit: 'default' | 'off'): Promise<RunningGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-'));
+  // Chosen here, not by the gateway: below info level the CLI does not log the address it listens on.
+  const port = await freePort();
   const config = join(dir, 'skillgate.yaml');
   const roots = [join(REPO, 'examples/skills'), join(REPO, 'apps/gateway/test/fixtures/skills')];
   await writeFile(
     config,
     [
-      'server: { host: 127.0.0.1, port: 0 }',
+      `server: { host: 127.0.0.1, port: ${port} }`,
       `skills: { roots: ${JSON.stringify(roots)} }`,
       'auth:',
       '  tokens:',
@@ -80,24 +107,18 @@ async function startGateway(rateLimit: 'default' | 'off'): Promise<RunningGatewa
     },
   );
   if (child.pid !== undefined) raisePriority(child.pid);
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    let found = false;
-    // The log is read to the end (and dropped): a full pipe would block the gateway's synchronous logger.
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (found) return;
-      out += chunk.toString();
-      const match = /skillgate listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        found = true;
-        resolve(new URL(match[1]));
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
-  });
+  // The log is read to the end and dropped: a full pipe would block the gateway's synchronous logger.
+  child.stdout?.resume();
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}`))),
+  );
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  await Promise.race([exited, waitUntilReady(url)]);
+  // From here on an exit is the stop() below.
+  exited.catch(() => {});
   return {
     url,
-    port: Number(url.port),
+    port,
     cpuSeconds: async () => {
       // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name, in clock ticks (100/s).
       const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8').catch(() => '');
