@@ -1,6 +1,10 @@
 # syntax=docker/dockerfile:1
 # skillgate: MCP gateway for Agent Skills. Build: docker build -t skillgate .
-# Run:   docker run -p 3000:3000 -e SKILLGATE_TOKEN=... -v $PWD/my-skills:/skills:ro skillgate
+# Run:   docker run -p 3000:3000 -e SKILLGATE_TOKEN=... -v $PWD/my-skills:/skills:ro \
+#          --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+#          --security-opt systempaths=unconfined skillgate
+#        (the three --security-opt let bubblewrap sandbox scripts; without them they run unsandboxed,
+#        with a warning: docs/sandbox.md)
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
@@ -10,10 +14,11 @@ COPY . .
 RUN scripts/deploy-bundle /out
 
 FROM node:24-bookworm-slim
-# python3 and bash run the example skills' scripts; tini is PID 1, so SIGTERM reaches node and
-# orphaned script processes are reaped.
+# python3 and bash run the example skills' scripts; bubblewrap sandboxes them (scripts.sandbox, see
+# docs/sandbox.md for the docker run flags it needs); tini is PID 1, so SIGTERM reaches node and orphaned
+# script processes are reaped.
 RUN apt-get update \
- && apt-get install --yes --no-install-recommends python3 tini \
+ && apt-get install --yes --no-install-recommends python3 bubblewrap tini \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /out /app

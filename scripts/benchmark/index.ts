@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import {
+  type BenchServer,
   generateSkills,
   openSessions,
   peakRss,
@@ -330,48 +331,110 @@ async function scale(small: string, thousand: string, tenThousand: string | unde
   );
 }
 
+/**
+ * Catalog build (load + createCatalog) of 1,000 skills x 10 files with sha256 digests of every file (what the
+ * gateway does for the Skills extension) against the same build without them, in the same run: rounds
+ * alternate so that both see the same page cache; the median of each is compared.
+ */
+async function catalogBuild(root: string, rounds: number) {
+  const build = async (digests: boolean) => {
+    const t = performance.now();
+    const { skills, problems } = await loadSkills({ roots: [root], validation: 'lenient', digests });
+    createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 300, problems });
+    return performance.now() - t;
+  };
+  await build(true); // warm the page cache and the JIT
+  const withDigests: number[] = [];
+  const without: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    without.push(await build(false));
+    withDigests.push(await build(true));
+  }
+  const [w, wo] = [percentile(withDigests, 50), percentile(without, 50)];
+  results.catalog_build = { with_digests_ms: withDigests, without_ms: without };
+  row(
+    'scale',
+    'catalog build, 1,000 skills x 10 files, with digests (median ms)',
+    fmt(w),
+    `without digests ${fmt(wo)}`,
+    `${fmt(w / wo, 2)}x`,
+    '<= 1.5x',
+    w / wo <= 1.5,
+  );
+}
+
 async function scriptOverhead(root: string, runs: number) {
-  const server = await startServer('gateway', root);
-  const [session] = (await openSessions(server.url, 1)).ids;
-  if (session === undefined) throw new Error('no session');
-  await rpc(server.url, session, {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'skill_gen-00000_get_info', arguments: {} },
-  });
+  // The same gateway with and without the sandbox, measured in alternation so load hits both alike.
+  const plain = await startServer('gateway', root, 'namespaced', 'off');
+  const sandboxed = await startServer('gateway', root, 'namespaced', 'bwrap');
+  const call = async (server: BenchServer, session: string, id: number, name: string) => {
+    const t = performance.now();
+    const response = await rpc(server.url, session, {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: {} },
+    });
+    const elapsed = performance.now() - t;
+    const result = response.result as { isError?: boolean } | undefined;
+    if (result === undefined || result.isError === true)
+      throw new Error(`${name}: ${JSON.stringify(response)}`);
+    return elapsed;
+  };
+  const sessions: string[] = [];
+  for (const server of [plain, sandboxed]) {
+    const [session] = (await openSessions(server.url, 1)).ids;
+    if (session === undefined) throw new Error('no session');
+    await call(server, session, 1, 'skill_gen-00000_get_info');
+    sessions.push(session);
+  }
+  const [plainSession = '', sandboxSession = ''] = sessions;
   const viaGateway: number[] = [];
+  const inSandbox: number[] = [];
   const direct: number[] = [];
   const script = join(root, 'gen-00000', 'scripts', 'check.sh');
   for (let i = 0; i < runs; i++) {
-    let t = performance.now();
-    await rpc(server.url, session, {
-      jsonrpc: '2.0',
-      id: 10 + i,
-      method: 'tools/call',
-      params: { name: 'skill_gen-00000_run_check_sh', arguments: {} },
-    });
-    viaGateway.push(performance.now() - t);
-    t = performance.now();
+    viaGateway.push(await call(plain, plainSession, 10 + i, 'skill_gen-00000_run_check_sh'));
+    inSandbox.push(await call(sandboxed, sandboxSession, 10 + i, 'skill_gen-00000_run_check_sh'));
+    const t = performance.now();
     await execa('bash', [script], { cwd: join(root, 'gen-00000') });
     direct.push(performance.now() - t);
   }
-  await server.stop();
-  const [g50, g99, d50, d99] = [
+  await plain.stop();
+  await sandboxed.stop();
+  const [g50, g99, s50, s99, d50, d99] = [
     percentile(viaGateway, 50),
     percentile(viaGateway, 99),
+    percentile(inSandbox, 50),
+    percentile(inSandbox, 99),
     percentile(direct, 50),
     percentile(direct, 99),
   ];
-  results.script_overhead = { gateway_p50: g50, gateway_p99: g99, direct_p50: d50, direct_p99: d99 };
+  results.script_overhead = {
+    gateway_p50: g50,
+    gateway_p99: g99,
+    sandbox_p50: s50,
+    sandbox_p99: s99,
+    direct_p50: d50,
+    direct_p99: d99,
+  };
   row(
     'scripts',
-    'run tool p50 / p99 ms (trivial bash script)',
+    'run tool p50 / p99 ms (trivial bash script, sandbox off)',
     `${fmt(g50, 1)} / ${fmt(g99, 1)}`,
     `direct execa ${fmt(d50, 1)} / ${fmt(d99, 1)}`,
     `+${fmt(g50 - d50, 1)} ms`,
     '<= +5 ms at p50',
     g50 - d50 <= 5,
+  );
+  row(
+    'scripts',
+    'run tool p50 / p99 ms (same, in the bwrap sandbox)',
+    `${fmt(s50, 1)} / ${fmt(s99, 1)}`,
+    `sandbox off ${fmt(g50, 1)} / ${fmt(g99, 1)}`,
+    `+${fmt(s50 - g50, 1)} / +${fmt(s99 - g99, 1)} ms`,
+    '<= +15 ms at p50',
+    s50 - g50 <= 15,
   );
 }
 
@@ -380,6 +443,8 @@ const small = await generateSkills(10);
 const hundred = await generateSkills(100);
 const thousand = await generateSkills(1000);
 const tenThousand = QUICK ? undefined : await generateSkills(10_000);
+// 5 generated files + 5 references of 1-8 KiB: 10 served files per skill, plus SKILL.md.
+const thousandByTen = await generateSkills(1000, 5);
 try {
   await tokens([
     ['examples', EXAMPLES],
@@ -389,9 +454,10 @@ try {
   await throughput(QUICK ? 2 : 6);
   await eras(hundred, QUICK ? 2 : 6);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
+  await catalogBuild(thousandByTen, QUICK ? 3 : 9);
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {
-  for (const root of [small, hundred, thousand, tenThousand])
+  for (const root of [small, hundred, thousand, tenThousand, thousandByTen])
     if (root !== undefined) await rm(root, { recursive: true, force: true });
 }
 

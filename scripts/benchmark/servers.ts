@@ -1,5 +1,5 @@
 // Child-process servers for the benchmark: the gateway, and the two references it is compared with.
-// Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference> <skillsRoot> [disclosure]
+// Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference> <skillsRoot> [disclosure] [sandbox]
 // Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory).
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -12,7 +12,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { z } from 'zod';
 
-const [kind, root = '', disclosure = 'namespaced'] = process.argv.slice(2);
+const [kind, root = '', disclosure = 'namespaced', sandbox = 'auto'] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;
 const memory = () => {
   gc?.();
@@ -35,7 +35,7 @@ if (kind === 'gateway') {
       skills: { roots: [root], disclosure },
       rate_limit: { requests_per_second: 0 },
       sessions: { max_sessions: 200_000, max_per_principal: 200_000 },
-      scripts: { max_concurrent: 16, max_concurrent_per_principal: 16 },
+      scripts: { max_concurrent: 16, max_concurrent_per_principal: 16, sandbox },
       logging: { level: 'silent' },
     },
     { baseDir: process.cwd() },

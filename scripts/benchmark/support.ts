@@ -20,6 +20,7 @@ export async function startServer(
   kind: string,
   root: string,
   disclosure = 'namespaced',
+  sandbox = 'auto',
 ): Promise<BenchServer> {
   const started = performance.now();
   const child: ChildProcess = spawn(
@@ -34,6 +35,7 @@ export async function startServer(
       kind,
       root,
       disclosure,
+      sandbox,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(here, '../..') },
   );
@@ -146,8 +148,11 @@ const WORDS =
 const THINGS =
   'invoices logs spreadsheets contracts images tickets metrics commits emails datasets manifests'.split(' ');
 
-/** Writes `count` skills with 5 files each (2 scripts, 2 references, 1 asset) into a new temp root. */
-export async function generateSkills(count: number): Promise<string> {
+/**
+ * Writes `count` skills with 5 files each (2 scripts, 2 references, 1 asset), plus `extraReferences` text
+ * files of 1-8 KiB each, into a new temp root.
+ */
+export async function generateSkills(count: number, extraReferences = 0): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), `skillgate-bench-${count}-`));
   for (let i = 0; i < count; i++) {
     const name = `gen-${String(i).padStart(5, '0')}`;
@@ -168,6 +173,11 @@ export async function generateSkills(count: number): Promise<string> {
     await writeFile(join(dir, 'references', 'guide.md'), `# Guide for ${name}\n`);
     await writeFile(join(dir, 'references', 'api.md'), `# API of ${name}\n`);
     await writeFile(join(dir, 'assets', 'data.json'), '{"rows": []}\n');
+    // Reference-sized files (1-8 KiB of text), so that hashing has real bytes to read.
+    for (let r = 0; r < extraReferences; r++) {
+      const line = `${name} reference ${r}: ${verb} ${thing} step by step, then check the result.\n`;
+      await writeFile(join(dir, 'references', `topic-${r}.md`), line.repeat(16 * (1 + ((i + r) % 8))));
+    }
   }
   return root;
 }

@@ -157,7 +157,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
-    return { status: 'ready', skills: runtime.catalogs.current.skills.size };
+    return {
+      status: 'ready',
+      skills: runtime.catalogs.current.skills.size,
+      sandbox: runtime.runner.isolation ?? null,
+    };
   });
   app.get('/metrics', async (_request, reply) => {
     const text = runtime.metrics.render({

@@ -21,6 +21,7 @@ Commands:
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
   tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
                                                       print the tool list a session would see
+  skills    [ROOT...] [--config FILE] [--json]          print the Skills extension entries (digests) hosts verify
 
 ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
 `;
@@ -42,7 +43,7 @@ type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositio
 class UsageError extends Error {}
 
 /** Commands that take skill folders (ROOT...) as positional arguments. */
-const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools']);
+const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools', 'skills']);
 
 async function configFrom(flags: Flags, roots: readonly string[] = []): Promise<SkillgateConfig> {
   const port = flags.port === undefined ? undefined : Number(flags.port);
@@ -131,6 +132,25 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** The Skills extension entries a caller allowed every skill would get (docs/skills-extension.md). */
+async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
+  const { extension } = await buildCatalog(await configFrom(flags, roots));
+  const entries = [...extension.entries.values()];
+  // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
+  for (const p of extension.problems)
+    process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);
+  if (flags.json === true) {
+    process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    return 0;
+  }
+  for (const entry of entries) {
+    process.stdout.write(`${entry.uri}\n`);
+    const resources = entry.resources === 'dynamic' ? [] : entry.resources;
+    for (const r of resources) process.stdout.write(`  ${r.digest} ${String(r.size).padStart(9)} ${r.uri}\n`);
+  }
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values: flags, positionals } = parseArgs({
     args: argv,
@@ -153,6 +173,8 @@ async function main(argv: string[]): Promise<number> {
       return metadata(flags, rest);
     case 'tools':
       return tools(flags, rest);
+    case 'skills':
+      return skills(flags, rest);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

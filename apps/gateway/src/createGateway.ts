@@ -1,6 +1,6 @@
-import { resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
-import { createJobRegistry, createScriptRunner } from '@skillgate/runner';
-import { createMemorySessionStore } from '@skillgate/sessions';
+import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import { createJobRegistry, createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
+import { createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
@@ -50,6 +50,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
+  const sandbox = await probeSandbox({
+    mode: config.scripts.sandbox,
+    network: config.scripts.network,
+    searchPath: env.PATH ?? '',
+  }).catch((error: unknown) => {
+    // bwrap was asked for and does not work: a start-up error that names the key, like any config error.
+    if (!(error instanceof RunnerError)) throw error;
+    throw new ConfigError('CONFIG_INVALID', error.message, {
+      issues: [{ path: 'scripts.sandbox', message: `${error.message} (docs/sandbox.md)` }],
+      cause: error,
+    });
+  });
   const runner = createScriptRunner({
     interpreters: config.scripts.interpreters,
     envPassthrough: config.scripts.env_passthrough,
@@ -65,7 +77,28 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     queueTimeoutMs: config.scripts.queue_timeout_seconds * 1000,
     maxStdinBytes: config.scripts.max_stdin_bytes,
     killGraceMs: config.scripts.kill_grace_ms,
+    sandbox,
+    network: config.scripts.network,
+    limits: {
+      memoryMb: config.scripts.limits.memory_mb,
+      processes: config.scripts.limits.processes,
+      fileBytes: config.scripts.limits.file_bytes,
+      cpuSeconds: config.scripts.limits.cpu_seconds,
+    },
   });
+  const isolation = await runner.ready();
+  if (isolation.sandbox === 'off' && isolation.requested === 'auto') {
+    log.warn(
+      { sandbox: isolation },
+      `SCRIPTS RUN WITHOUT A SANDBOX: bubblewrap does not work on this host (${isolation.reason}). Scripts can read ` +
+        "what the gateway's user can read and use the network. Fix it (docs/sandbox.md) or set scripts.sandbox: off.",
+    );
+  } else {
+    log.info(
+      { sandbox: isolation },
+      `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
+    );
+  }
   const jobs = createJobRegistry(runner, {
     ttlSeconds: config.jobs.ttl_seconds,
     maxPerOwner: config.jobs.max_per_session,
@@ -76,15 +109,25 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   }
 
   let sessions: LiveSessions | undefined;
-  const store = createMemorySessionStore({
-    ttlMs: config.sessions.ttl_seconds * 1000,
-    maxSessions: config.sessions.max_sessions,
-    maxPerPrincipal: config.sessions.max_per_principal,
-    onExpire: (record) => {
-      log.info({ session: record.id }, 'session expired');
-      void sessions?.close(record.id);
+  // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
+  const state = createStateBackend({
+    backend: config.state.backend,
+    redisUrl: env[config.state.redis_url_env],
+    keyPrefix: config.state.key_prefix,
+    sessions: {
+      ttlMs: config.sessions.ttl_seconds * 1000,
+      maxSessions: config.sessions.max_sessions,
+      maxPerPrincipal: config.sessions.max_per_principal,
+      onExpire: (session) => {
+        log.info({ session: session.id }, 'session expired');
+        void sessions?.close(session.id);
+      },
     },
+    jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
+    rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
+    onError: (error) => log.warn({ err: error }, 'shared state error'),
   });
+  const store = state.sessions;
   const policy = createAccessPolicy({
     tokens,
     allowAnonymous: config.auth.allow_anonymous,
@@ -144,7 +187,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       requestsPerSecond: config.rate_limit.requests_per_second,
       burst: config.rate_limit.burst,
     }),
-    isReady: () => !draining,
+    isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
   });
 
@@ -166,8 +209,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.all([...live.all()].map((s) => s.transport.close()));
       await modern.close();
+      // A client that opened a connection and never sent on it (an SDK reconnecting its stream) would hold
+      // close() open until the server's header timeout: responses get two seconds, then what is left is cut.
+      const cut = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
-      await store.close();
+      clearTimeout(cut);
+      await state.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RunResult } from '@skillgate/runner';
-import { type BoundedRead, readBounded, type SkillFile, SkillsError } from '@skillgate/skills';
+import { type BoundedRead, readBounded, type SkillFile, SkillsError, skillUri } from '@skillgate/skills';
 
 /** A tool result that reports a failure the model can act on (DESIGN §4, STYLE rule 4). */
 export function toolError(text: string): CallToolResult {
@@ -80,7 +80,7 @@ export async function readSkillFile(
   file: SkillFile,
   limits: ReadLimits,
 ): Promise<CallToolResult> {
-  const uri = `skill://${skillName}/${file.path.split('/').map(encodeURIComponent).join('/')}`;
+  const uri = skillUri(skillName, file.path);
   const tooBig = (size: number) =>
     toolError(`${file.path} is ${size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`);
   if (file.isBinary && file.size > limits.maxBinaryBytes) return tooBig(file.size);

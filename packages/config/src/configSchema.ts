@@ -162,6 +162,26 @@ const toolsSchema = z.strictObject({
     .describe('ttlMs on 2026-07-28 list results: how long a client may cache them.'),
 });
 
+const limitsSchema = z.strictObject({
+  memory_mb: count(0)
+    .max(1_048_576)
+    .default(1024)
+    .describe('Heap (data segment) of each script process in MiB (RLIMIT_DATA); 0 = no limit.'),
+  processes: count(0)
+    .max(1_000_000)
+    .default(128)
+    .describe('Processes and threads of one run (a cgroup pids limit where available); 0 = no limit.'),
+  file_bytes: count(0)
+    .default(67_108_864)
+    .describe(
+      'Largest file a script may write (RLIMIT_FSIZE), and the size of its private /tmp; 0 = no limit.',
+    ),
+  cpu_seconds: count(0)
+    .max(7 * 86_400)
+    .default(300)
+    .describe('CPU time of each script process in seconds (RLIMIT_CPU); 0 = no limit.'),
+});
+
 const scriptsSchema = z
   .strictObject({
     default_timeout: seconds().default(30).describe('Script timeout in seconds when the caller gives none.'),
@@ -204,6 +224,19 @@ const scriptsSchema = z
       .describe(
         'Interpreter argv by file extension; replaces the default map. Executable files with a shebang run directly.',
       ),
+    sandbox: z
+      .enum(['auto', 'bwrap', 'off'])
+      .default('auto')
+      .describe(
+        'Run scripts in bubblewrap: auto (when it works here, else off with a warning), bwrap (refuse to start without it) or off.',
+      ),
+    network: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let sandboxed scripts use the network (the host's, loopback and the gateway's port included).",
+      ),
+    limits: limitsSchema.prefault({}),
   })
   // Checked on the section, not the root, so it is reported together with problems in other sections.
   .superRefine((scripts, ctx) => {
@@ -286,6 +319,23 @@ const rateLimitSchema = z.strictObject({
   burst: count().default(200).describe('Per-principal bucket size.'),
 });
 
+const stateSchema = z.strictObject({
+  backend: z
+    .enum(['memory', 'redis'])
+    .default('memory')
+    .describe(
+      'Where sessions, unlocks, async jobs and rate limits live: memory (one process) or redis (shared by replicas).',
+    ),
+  redis_url_env: envName
+    .default('SKILLGATE_REDIS_URL')
+    .describe('Environment variable holding the Redis URL (redis:// or rediss://) when backend is redis.'),
+  key_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{0,64}$/, 'must be at most 64 of A-Z a-z 0-9 . _ : -')
+    .default('skillgate:')
+    .describe('Prefix of every Redis key and channel, so several gateways can share one Redis.'),
+});
+
 const clientSchema = z.strictObject({
   match: z
     .strictObject({ name: glob.optional(), principal: glob.optional() })
@@ -311,6 +361,7 @@ export const configSchema = z.strictObject({
   sessions: sessionsSchema.prefault({}),
   auth: authSchema.prefault({}),
   rate_limit: rateLimitSchema.prefault({}),
+  state: stateSchema.prefault({}),
   clients: z
     .array(clientSchema)
     .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))

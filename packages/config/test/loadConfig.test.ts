@@ -67,6 +67,9 @@ describe('loadConfig from a file', () => {
         kill_grace_ms: 100,
         env_passthrough: ['PATH'],
         interpreters: { '.py': ['python3', '-I'], '.rb': ['ruby'] },
+        sandbox: 'bwrap',
+        network: true,
+        limits: { memory_mb: 256, processes: 16, file_bytes: 1_048_576, cpu_seconds: 7 },
       },
       resources: { max_text_bytes: 2048, max_binary_bytes: 4096 },
       jobs: { ttl_seconds: 60, max_per_session: 2 },
@@ -84,6 +87,7 @@ describe('loadConfig from a file', () => {
         anonymous_skills: ['public-*'],
       },
       rate_limit: { requests_per_second: 0, burst: 10 },
+      state: { backend: 'redis', redis_url_env: 'TEAM_REDIS_URL', key_prefix: 'team-a:' },
       clients: [
         { match: { name: 'Claude Desktop*' }, disclosure: 'universal' },
         { match: { name: 'Codex*', principal: 'agent-*' }, disclosure: 'eager' },

@@ -73,12 +73,16 @@ describe('parseConfig defaults', () => {
           '.mjs': ['node'],
           '.cjs': ['node'],
         },
+        sandbox: 'auto',
+        network: false,
+        limits: { memory_mb: 1024, processes: 128, file_bytes: 67_108_864, cpu_seconds: 300 },
       },
       resources: { max_text_bytes: 262_144, max_binary_bytes: 5_242_880 },
       jobs: { ttl_seconds: 3600, max_per_session: 16 },
       sessions: { ttl_seconds: 3600, max_sessions: 10_000, max_per_principal: 1000, scope: 'session' },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
       rate_limit: { requests_per_second: 50, burst: 200 },
+      state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       logging: { level: 'info', log_arguments: false },
     });
@@ -96,6 +100,23 @@ describe('parseConfig defaults', () => {
     expect(c.server.port).toBe(4000);
     expect(c.server.host).toBe('127.0.0.1');
     expect(c.scripts).toMatchObject({ max_timeout: 600, default_timeout: 30, max_concurrent: 4 });
+  });
+
+  it('defaults to the sandbox when it works, no network and finite limits; 0 turns a limit off', () => {
+    const c = parseConfig({}, base);
+    expect(c.scripts).toMatchObject({
+      sandbox: 'auto',
+      network: false,
+      limits: { memory_mb: 1024, processes: 128, file_bytes: 67_108_864, cpu_seconds: 300 },
+    });
+    const off = parseConfig({ scripts: { sandbox: 'off', limits: { memory_mb: 0, cpu_seconds: 5 } } }, base);
+    expect(off.scripts.sandbox).toBe('off');
+    expect(off.scripts.limits).toEqual({
+      memory_mb: 0,
+      processes: 128,
+      file_bytes: 67_108_864,
+      cpu_seconds: 5,
+    });
   });
 
   it('lets a user interpreters map replace the default map', () => {
@@ -179,12 +200,23 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ scripts: { interpreters: { py: ['python3'] } } }, 'scripts.interpreters.py'],
     [{ scripts: { interpreters: { '.py': [] } } }, 'scripts.interpreters[".py"]'],
     [{ scripts: { interpreters: { '.py': 'python3' } } }, 'scripts.interpreters[".py"]'],
+    [{ scripts: { sandbox: 'firejail' } }, 'scripts.sandbox'],
+    [{ scripts: { sandbox: true } }, 'scripts.sandbox'],
+    [{ scripts: { network: 'yes' } }, 'scripts.network'],
+    [{ scripts: { limits: { memory_mb: -1 } } }, 'scripts.limits.memory_mb'],
+    [{ scripts: { limits: { processes: 1.5 } } }, 'scripts.limits.processes'],
+    [{ scripts: { limits: { file_bytes: '1G' } } }, 'scripts.limits.file_bytes'],
+    [{ scripts: { limits: { cpu_seconds: 7 * 86_400 + 1 } } }, 'scripts.limits.cpu_seconds'],
+    [{ scripts: { limits: { wall_seconds: 5 } } }, 'scripts.limits.wall_seconds'],
     [{ sessions: { scope: 'global' } }, 'sessions.scope'],
     [{ auth: { tokens: [{ name: 'has space', token_env: 'A' }] } }, 'auth.tokens[0].name'],
     [{ auth: { tokens: [{ name: 'a', token_sha256: 'abc' }] } }, 'auth.tokens[0].token_sha256'],
     [{ auth: { allow_anonymous: 1 } }, 'auth.allow_anonymous'],
     [{ rate_limit: { requests_per_second: -1 } }, 'rate_limit.requests_per_second'],
     [{ rate_limit: { burst: 0 } }, 'rate_limit.burst'],
+    [{ state: { backend: 'postgres' } }, 'state.backend'],
+    [{ state: { redis_url_env: 'redis://localhost' } }, 'state.redis_url_env'],
+    [{ state: { key_prefix: 'has space' } }, 'state.key_prefix'],
     [{ clients: [{ match: { name: 'x' } }] }, 'clients[0].disclosure'],
     [{ logging: { level: 'verbose' } }, 'logging.level'],
     [['server'], '(root)'],

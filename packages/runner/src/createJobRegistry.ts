@@ -93,6 +93,7 @@ export function createJobRegistry(runner: ScriptRunner, options: JobRegistryOpti
       duration_ms: job.result?.duration_ms ?? duration,
       ...output,
       ...(job.error === undefined ? {} : { error: job.error }),
+      ...(job.result?.limit_exceeded === undefined ? {} : { limit_exceeded: job.result.limit_exceeded }),
     };
   }
 

@@ -1,32 +1,72 @@
-import { basename, extname } from 'node:path';
+import { findExecutable } from './findExecutable.js';
+import { launchCommand } from './launchCommand.js';
+import { limitExceeded } from './limitExceeded.js';
+import { createProcessGuard, type ProcessGuard, type RunCgroup } from './processGuard.js';
+import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
+import { sandboxArguments } from './sandboxArguments.js';
+import { sandboxExitStatus } from './sandboxExitStatus.js';
+import { sandboxPid } from './sandboxPid.js';
+import { signalProcessGroup } from './signalProcessGroup.js';
 import { createSlotPool } from './slotPool.js';
-import { spawnScript } from './spawnScript.js';
-import type { RunnerOptions, RunningScript, RunRequest, ScriptRunner } from './types.js';
+import { type SpawnHooks, type SyncPipes, spawnScript } from './spawnScript.js';
+import { SANDBOX_PATH, systemLayout } from './systemLayout.js';
+import type {
+  IsolationReport,
+  RunnerOptions,
+  RunningScript,
+  RunRequest,
+  RunResult,
+  ScriptLimits,
+  ScriptRunner,
+} from './types.js';
 
 // setTimeout fires at once for longer delays, which would kill every script on spawn.
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const NO_LIMITS: ScriptLimits = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
+// Processes of a sandboxed run that are not the script's: bwrap outside and bwrap as pid 1 inside.
+const BWRAP_PROCESSES = 2;
 
-/** Creates the script runner: no shell, scrubbed environment, process-group kills, bounded output and concurrency. */
+/** A guard that does nothing, for hosts where even the watchdog cannot start. */
+const NO_GUARD: ProcessGuard = {
+  cgroup: false,
+  watchdog: false,
+  sweptProcesses: 0,
+  openRun: async () => undefined,
+  track: () => {},
+  untrack: () => {},
+  close: async () => {},
+};
+
+/**
+ * Creates the script runner: no shell, scrubbed environment, bounded output and concurrency, per-run limits,
+ * bubblewrap when options.sandbox says so, and a process guard so no script outlives its run or the gateway.
+ */
 export function createScriptRunner(options: RunnerOptions): ScriptRunner {
-  const interpreters = new Map(
-    Object.entries(options.interpreters).map(([ext, argv]) => [ext.toLowerCase(), argv] as const),
-  );
+  const bwrap = options.sandbox?.mode === 'bwrap' ? options.sandbox.bwrapPath : undefined;
+  const network = options.network ?? false;
+  const limits = options.limits ?? NO_LIMITS;
+  const layout = bwrap === undefined ? undefined : systemLayout(network);
+  const resolver = createCommandResolver({ interpreters: options.interpreters, sandbox: layout });
+  // Inside the sandbox it must sit in the system directories, which /usr/bin and /bin are.
+  const prlimit = findExecutable('prlimit', '/usr/bin:/bin');
   const pool = createSlotPool(options);
   const running = new Set<RunningScript>();
+  const guarded = createProcessGuard().catch(() => NO_GUARD);
+  let isolation: IsolationReport | undefined;
+  const ready = guarded.then((guard) => {
+    isolation = Object.freeze({
+      sandbox: bwrap === undefined ? 'off' : 'bwrap',
+      requested: options.sandbox?.requested ?? 'off',
+      ...(options.sandbox?.reason === undefined ? {} : { reason: options.sandbox.reason }),
+      network: bwrap === undefined ? true : network,
+      cgroup: guard.cgroup,
+      watchdog: guard.watchdog,
+      sweptProcesses: guard.sweptProcesses,
+    });
+    return isolation;
+  });
   let closed = false;
-
-  function command(req: RunRequest): { file: string; args: string[] } {
-    const args = req.args ?? [];
-    const [interpreter, ...prefix] = interpreters.get(extname(req.scriptPath).toLowerCase()) ?? [];
-    if (interpreter !== undefined) return { file: interpreter, args: [...prefix, req.scriptPath, ...args] };
-    // The kernel honours the file's shebang; the caller never picks what runs.
-    if (req.executable) return { file: req.scriptPath, args: [...args] };
-    throw new RunnerError(
-      'RUNNER_NO_INTERPRETER',
-      `no interpreter is configured for "${basename(req.scriptPath)}" and the file is not executable`,
-    );
-  }
 
   function environment(req: RunRequest): Record<string, string> {
     const source = options.sourceEnv ?? process.env;
@@ -36,9 +76,59 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       const value = source[name];
       if (value !== undefined && !deny.has(name)) env[name] = value;
     }
+    if (bwrap !== undefined) {
+      // The gateway's own paths do not exist inside; home and temp are the run's private /tmp.
+      env.PATH = SANDBOX_PATH;
+      env.HOME = '/tmp';
+      if (env.TMPDIR !== undefined) env.TMPDIR = '/tmp';
+    }
     env.SKILL_NAME = req.skillName;
     env.SKILL_DIR = req.skillDir;
     return env;
+  }
+
+  function hooks(guard: ProcessGuard, cgroup: RunCgroup | undefined): SpawnHooks {
+    return {
+      spawned(pid, pipes) {
+        guard.track(pid);
+        if (cgroup !== undefined && pipes !== undefined) void admit(pid, pipes, cgroup);
+      },
+      kill(pid, signal) {
+        // bwrap dies of SIGTERM and takes the sandbox with it at once: spare it, so the script inside gets
+        // the grace period; the SIGKILL after the grace goes to everything.
+        const except = bwrap !== undefined && signal === 'SIGTERM' ? pid : undefined;
+        if (cgroup === undefined) {
+          signalProcessGroup(pid, signal, except);
+        } else {
+          // The cgroup holds what left the process group too (setsid, double fork).
+          if (except === undefined) signalProcessGroup(pid, signal);
+          cgroup.signal(signal, except);
+        }
+      },
+      exited: (pid) => guard.untrack(pid),
+      async settle(raw) {
+        const result = bwrap === undefined ? raw : sandboxExitStatus(raw);
+        const limit = limitExceeded(result, limits, cgroup?.hitPidsLimit() ?? false);
+        return limit === undefined ? result : { ...result, limit_exceeded: limit };
+      },
+    };
+  }
+
+  // A cgroup v1 join waits for an RCU grace period (about 10 ms when runs are not back to back). For a
+  // sandboxed run it happens here, while bwrap builds the sandbox: bwrap reports the pid of its inner
+  // process on fd 3 and holds the script back until a byte arrives on fd 4, so both bwrap processes are in
+  // the cgroup before the script exists, and every process it forks is born there.
+  async function admit(pid: number, pipes: SyncPipes, cgroup: RunCgroup): Promise<void> {
+    try {
+      const outer = cgroup.add(pid).catch(() => {});
+      const inner = await sandboxPid(pipes.info);
+      await outer;
+      if (inner !== undefined) await cgroup.add(inner);
+    } catch {
+      // The process group kill and the watchdog still cover this run.
+    } finally {
+      pipes.block.end('1');
+    }
   }
 
   async function start(req: RunRequest): Promise<RunningScript> {
@@ -49,48 +139,95 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         `stdin is over the limit of ${options.maxStdinBytes} bytes`,
       );
     }
-    const { file, args } = command(req);
+    const env = environment(req);
+    const command = await resolver.command(req, env.PATH);
     const release = await pool.acquire(req.principal, req.signal);
     let script: RunningScript;
+    let cgroup: RunCgroup | undefined;
     try {
       if (closed) throw new RunnerError('RUNNER_CLOSED', 'the script runner is shutting down');
       if (req.signal?.aborted)
         throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
+      const guard = await guarded;
+      const overhead = bwrap === undefined ? 0 : BWRAP_PROCESSES;
+      cgroup = await guard.openRun(limits.processes > 0 ? limits.processes + overhead : 0);
       const seconds = Math.min(
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
         options.maxTimeoutSeconds,
       );
+      const handshake = bwrap !== undefined && cgroup !== undefined;
+      const { file, args } = launchCommand({
+        command,
+        parentPid: process.pid,
+        // Sandboxed runs join while bwrap sets up (admit); the others join in the wrapper, first thing.
+        procsFile: handshake ? undefined : cgroup?.procsFile,
+        prlimit,
+        limits,
+        sandbox:
+          bwrap === undefined || layout === undefined
+            ? undefined
+            : {
+                bwrap,
+                options: sandboxArguments({
+                  layout,
+                  skillDir: req.skillDir,
+                  network,
+                  tmpBytes: limits.fileBytes,
+                  handshake,
+                }),
+              },
+      });
       script = await spawnScript({
         file,
         args,
         cwd: req.skillDir,
-        env: environment(req),
+        env,
         stdin: req.stdin,
         timeoutMs: Math.min(Math.max(0, seconds * 1000), MAX_TIMER_MS),
         killGraceMs: options.killGraceMs,
         maxOutputBytes: options.maxOutputBytes,
         tailLines: req.tailLines ?? options.defaultTailLines,
         signal: req.signal,
+        hooks: hooks(guard, cgroup),
+        syncPipes: handshake,
+        onProgress: req.onProgress,
       });
     } catch (error) {
+      await cgroup?.remove().catch(() => {});
       release();
       throw error;
     }
     running.add(script);
-    // The slot is held until the whole process group is gone, whoever awaits the result.
+    // The slot is held until the run's process group is gone, whoever awaits the result. The cgroup is
+    // removed after that, in the background: bwrap's last process may take a moment to leave it.
     const free = (): void => {
       running.delete(script);
       release();
     };
     void script.done.then(free, free);
+    const runCgroup = cgroup;
+    if (runCgroup !== undefined) {
+      void script.done
+        .then(
+          () => runCgroup.remove(),
+          () => runCgroup.remove(),
+        )
+        .catch(() => {
+          // The watchdog and the next start-up sweep remove what is left.
+        });
+    }
     return script;
   }
 
   return {
     start,
-    async run(req) {
+    async run(req): Promise<RunResult> {
       const script = await start(req);
       return script.done;
+    },
+    ready: () => ready,
+    get isolation() {
+      return isolation;
     },
     get active() {
       return pool.active;
@@ -104,6 +241,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       const scripts = [...running];
       for (const script of scripts) script.cancel();
       await Promise.allSettled(scripts.map((script) => script.done));
+      await (await guarded).close();
     },
   };
 }

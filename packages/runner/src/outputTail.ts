@@ -44,6 +44,27 @@ export class OutputTail {
     }
   }
 
+  /** The last non-empty line written so far (after a final \r, for progress bars), cut to `maxChars`. */
+  lastLine(maxChars = 200): string {
+    // Only the end matters: decode the last few KiB, not the whole kept tail.
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    for (let i = this.#chunks.length - 1; i >= 0 && bytes < MERGE_BYTES; i--) {
+      const chunk = this.#chunks[i];
+      if (chunk === undefined) break;
+      parts.unshift(chunk);
+      bytes += chunk.length;
+    }
+    const lines = Buffer.concat(parts)
+      .toString('utf8')
+      .split(/[\r\n]/);
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const line = lines[i]?.trim() ?? '';
+      if (line !== '') return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+    }
+    return '';
+  }
+
   /** The last `tailLines` lines of what is kept, decoded as UTF-8. */
   snapshot(tailLines: number): TailSnapshot {
     let kept = Buffer.concat(this.#chunks, this.#kept);

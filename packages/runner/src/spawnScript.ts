@@ -1,9 +1,30 @@
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Duplex, type Readable, type Writable } from 'node:stream';
 import { execa } from 'execa';
 import { OutputTail } from './outputTail.js';
 import { RunnerError } from './runnerError.js';
-import type { RunningScript, RunResult, ScriptOutput } from './types.js';
+import type { RunningScript, RunProgress, RunResult, ScriptOutput } from './types.js';
+
+/** The extra pipes of a run started with `syncPipes` (fds 3 and 4 of the child). */
+export interface SyncPipes {
+  /** The child writes to fd 3 (bwrap's --info-fd). */
+  readonly info: Readable;
+  /** The child reads fd 4 (bwrap's --block-fd). */
+  readonly block: Writable;
+}
+
+/** Where the runner plugs the sandbox and the process guard into one run. */
+export interface SpawnHooks {
+  /** Called synchronously right after the spawn, with the pid of the run's first process. */
+  spawned?(pid: number, pipes: SyncPipes | undefined): void;
+  /** Sends a signal to the whole run; default: its process group. */
+  kill?(pid: number, signal: NodeJS.Signals): void;
+  /** Called once the first process exited and the run was SIGKILLed. */
+  exited?(pid: number): void;
+  /** Last say on the result before `done` resolves (cleanup, limits); must not reject. */
+  settle?(result: RunResult): Promise<RunResult>;
+}
 
 /** Everything needed to spawn one script, already resolved and checked by the runner. */
 export interface SpawnSpec {
@@ -18,7 +39,16 @@ export interface SpawnSpec {
   /** Lines of each stream in the result, and the default of live output. */
   readonly tailLines: number;
   readonly signal: AbortSignal | undefined;
+  readonly hooks?: SpawnHooks;
+  /** Give the child two more pipes, fds 3 and 4, handed to hooks.spawned. */
+  readonly syncPipes?: boolean;
+  readonly onProgress?: (progress: RunProgress) => void;
+  /** How often onProgress fires; default one second. */
+  readonly progressIntervalMs?: number;
 }
+
+const PROGRESS_INTERVAL_MS = 1000;
+const PIPES = ['pipe', 'pipe'] as const;
 
 /** Spawns a script in its own process group and resolves once it runs; RUNNER_SPAWN_FAILED if it cannot start. */
 export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
@@ -33,11 +63,11 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
     reject: false,
     forceKillAfterDelay: false,
     // Without input the script reads /dev/null: immediate EOF, never a hang.
-    ...(spec.stdin === undefined ? { stdin: 'ignore' as const } : { input: spec.stdin }),
-    stdout: 'pipe',
-    stderr: 'pipe',
+    ...(spec.stdin === undefined ? {} : { input: spec.stdin }),
+    stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(spec.syncPipes ? PIPES : [])],
   });
   const { pid } = subprocess;
+  if (pid !== undefined) spec.hooks?.spawned?.(pid, syncPipes(subprocess.stdio));
   if (pid === undefined) {
     const failure = await subprocess;
     // Name the program, not its absolute path: the message reaches the client.
@@ -54,8 +84,16 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
   const startedTick = performance.now();
   const stdout = new OutputTail(spec.maxOutputBytes);
   const stderr = new OutputTail(spec.maxOutputBytes);
-  subprocess.stdout.on('data', (chunk: Buffer | string) => stdout.push(toBuffer(chunk)));
-  subprocess.stderr.on('data', (chunk: Buffer | string) => stderr.push(toBuffer(chunk)));
+  // The stream written last holds the line progress reports show.
+  let latest = stdout;
+  subprocess.stdout.on('data', (chunk: Buffer | string) => {
+    stdout.push(toBuffer(chunk));
+    latest = stdout;
+  });
+  subprocess.stderr.on('data', (chunk: Buffer | string) => {
+    stderr.push(toBuffer(chunk));
+    latest = stderr;
+  });
 
   let exited = false;
   let timedOut = false;
@@ -64,6 +102,10 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
   let drainTimer: NodeJS.Timeout | undefined;
 
   const killGroup = (signal: NodeJS.Signals): void => {
+    if (spec.hooks?.kill !== undefined) {
+      spec.hooks.kill(pid, signal);
+      return;
+    }
     try {
       process.kill(-pid, signal);
     } catch {
@@ -86,12 +128,31 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
     terminate();
   };
 
+  const { onProgress } = spec;
+  const progressTimer =
+    onProgress === undefined
+      ? undefined
+      : setInterval(() => {
+          if (exited) return;
+          try {
+            onProgress({
+              elapsedMs: Math.round(performance.now() - startedTick),
+              lastLine: latest.lastLine(),
+            });
+          } catch {
+            // A failing observer must not take the run down.
+          }
+        }, spec.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
+  progressTimer?.unref();
+
   subprocess.once('exit', () => {
     exited = true;
     clearTimeout(timeoutTimer);
     clearTimeout(killTimer);
+    clearInterval(progressTimer);
     // Leftover background children would hold stdout open and keep the run alive: they go with the script.
     killGroup('SIGKILL');
+    spec.hooks?.exited?.(pid);
     // A child that left the group (setsid) may still hold the pipes: stop waiting for them after the grace.
     drainTimer = setTimeout(() => {
       subprocess.stdout.destroy();
@@ -115,18 +176,20 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
 
   const done = (async (): Promise<RunResult> => {
     try {
-      const result = await subprocess;
-      return {
-        exit_code: result.exitCode ?? null,
-        signal: result.signal ?? null,
+      const finished = await subprocess;
+      const result: RunResult = {
+        exit_code: finished.exitCode ?? null,
+        signal: finished.signal ?? null,
         timed_out: timedOut,
         duration_ms: Math.round(performance.now() - startedTick),
         ...output(),
       };
+      return spec.hooks?.settle === undefined ? result : await spec.hooks.settle(result);
     } finally {
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
+      clearInterval(progressTimer);
       spec.signal?.removeEventListener('abort', cancel);
     }
   })();
@@ -140,6 +203,12 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
       return cancelled;
     },
   };
+}
+
+function syncPipes(stdio: readonly unknown[]): SyncPipes | undefined {
+  const [, , , info, block] = stdio;
+  // Node makes every extra 'pipe' fd a duplex socket.
+  return info instanceof Duplex && block instanceof Duplex ? { info, block } : undefined;
 }
 
 function toBuffer(chunk: Buffer | string): Buffer {

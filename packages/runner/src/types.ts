@@ -7,7 +7,61 @@ export type RunnerErrorCode =
   | 'RUNNER_CLOSED' // the runner is shutting down
   | 'RUNNER_ABORTED' // the request's signal aborted before the script was spawned (while queued)
   | 'JOB_NOT_FOUND' // unknown job id, or a job of another owner
-  | 'JOB_LIMIT'; // the owner already has jobs.max_per_session live jobs
+  | 'JOB_LIMIT' // the owner already has jobs.max_per_session live jobs
+  | 'SANDBOX_UNAVAILABLE'; // scripts.sandbox is bwrap and bubblewrap does not work on this host
+
+/** `scripts.sandbox`: bubblewrap when it works (auto), always (bwrap, else refuse to start) or never (off). */
+export type SandboxMode = 'auto' | 'bwrap' | 'off';
+
+/** Per-run resource limits, from `scripts.limits`; 0 means no limit. */
+export interface ScriptLimits {
+  /** Data segment (heap) of each process, in MiB (RLIMIT_DATA). */
+  readonly memoryMb: number;
+  /** Processes and threads of one run (a cgroup pids limit where available; RLIMIT_NPROC inside the sandbox). */
+  readonly processes: number;
+  /** Largest file a script may write (RLIMIT_FSIZE), and the size of its private /tmp in the sandbox. */
+  readonly fileBytes: number;
+  /** CPU time of each process, in seconds (RLIMIT_CPU). */
+  readonly cpuSeconds: number;
+}
+
+/** Which limit a run hit, when the runner can tell (see docs/sandbox.md). */
+export type LimitName = 'memory' | 'processes' | 'file_bytes' | 'cpu_seconds';
+
+/** What the start-up probe found: the sandbox scripts will run in, and why it is off when it is. */
+export interface SandboxStatus {
+  /** The configured mode. */
+  readonly requested: SandboxMode;
+  /** What scripts run in: bubblewrap, or nothing beyond the process guard. */
+  readonly mode: 'bwrap' | 'off';
+  /** Absolute path of the bwrap binary (when mode is bwrap). */
+  readonly bwrapPath?: string;
+  /** Why the sandbox is off although it was asked for (auto without a working bubblewrap). */
+  readonly reason?: string;
+}
+
+/** How a runner isolates scripts, for start-up logs and readiness details. */
+export interface IsolationReport {
+  readonly sandbox: 'bwrap' | 'off';
+  readonly requested: SandboxMode;
+  /** Why the sandbox is off although it was asked for. */
+  readonly reason?: string;
+  /** Whether sandboxed scripts may use the network. */
+  readonly network: boolean;
+  /** Whether each run gets its own cgroup (pids limit, kill of every process it left). */
+  readonly cgroup: boolean;
+  /** Whether a watchdog kills the runs' processes if the gateway dies without closing the runner. */
+  readonly watchdog: boolean;
+  /** Script processes of earlier, dead gateways killed at start-up. */
+  readonly sweptProcesses: number;
+}
+
+/** A running script's progress, reported about once a second. */
+export interface RunProgress {
+  readonly elapsedMs: number;
+  /** The last non-empty line the script wrote (stdout or stderr, whichever wrote last), cut to 200 characters. */
+  readonly lastLine: string;
+}
 
 /** Limits and environment policy of a runner, taken from the `scripts` config section. */
 export interface RunnerOptions {
@@ -35,6 +89,12 @@ export interface RunnerOptions {
   readonly maxStdinBytes: number;
   /** Time between SIGTERM and SIGKILL of the process group on timeout or cancel. */
   readonly killGraceMs: number;
+  /** The sandbox found by probeSandbox; without it scripts run unsandboxed (still under the process guard). */
+  readonly sandbox?: SandboxStatus;
+  /** Whether sandboxed scripts may use the network (the host's; default false). */
+  readonly network?: boolean;
+  /** Per-run resource limits; default none. */
+  readonly limits?: ScriptLimits;
 }
 
 /** One run of one script. */
@@ -56,6 +116,8 @@ export interface RunRequest {
   readonly principal: string;
   /** Aborting kills the process group (client cancel, shutdown). */
   readonly signal?: AbortSignal;
+  /** Called about once a second while the script runs (never after it ended); must not throw. */
+  readonly onProgress?: (progress: RunProgress) => void;
 }
 
 /** The structured result of a finished run (DESIGN §5), also sent as structuredContent. */
@@ -64,6 +126,8 @@ export interface RunResult extends ScriptOutput {
   readonly signal: string | null;
   readonly timed_out: boolean;
   readonly duration_ms: number;
+  /** Set when the run hit one of `scripts.limits` and the runner can tell which. */
+  readonly limit_exceeded?: LimitName;
 }
 
 /** State of an async job. */
@@ -80,6 +144,8 @@ export interface JobStatus extends ScriptOutput {
   readonly duration_ms: number;
   /** Reason of a `failed` job (spawn failure). */
   readonly error?: string;
+  /** Set when the job hit one of `scripts.limits` and the runner can tell which. */
+  readonly limit_exceeded?: LimitName;
 }
 
 /** Options of the async job registry, from the `jobs` config section. */
@@ -123,6 +189,10 @@ export interface ScriptRunner {
   readonly active: number;
   /** Runs waiting for a slot. */
   readonly queued: number;
+  /** Resolves once the process guard is set up (stale runs swept), with how scripts are isolated. */
+  ready(): Promise<IsolationReport>;
+  /** How scripts are isolated; undefined until ready() resolved. */
+  readonly isolation: IsolationReport | undefined;
   /** Rejects queued runs with RUNNER_CLOSED and kills every running script, resolving when they are gone. */
   close(): Promise<void>;
 }

@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createScriptRunner, RunnerError, type RunnerErrorCode, type ScriptRunner } from '../src/index.js';
+import {
+  createScriptRunner,
+  probeSandbox,
+  RunnerError,
+  type RunnerErrorCode,
+  type RunProgress,
+  type ScriptRunner,
+} from '../src/index.js';
 import { FIXTURES, isAlive, printedPid, request, runnerOptions, until, waitGone } from './helpers.js';
 
 const runners: ScriptRunner[] = [];
@@ -185,14 +192,17 @@ describe('killing', () => {
     expect(await waitGone(printedPid(result.stdout, 'child'))).toBe(true);
   });
 
-  it('stops waiting for a child that left the process group after the grace period', async () => {
+  it('kills a child that left the process group (setsid) when the run ends, through the run cgroup', async () => {
+    const runner = runnerWith({ killGraceMs: 300 });
+    const { cgroup } = await runner.ready();
     const started = Date.now();
-    const result = await runnerWith({ killGraceMs: 300 }).run(request('escape.sh'));
+    const result = await runner.run(request('escape.sh'));
     const child = printedPid(result.stdout, 'child');
     try {
-      expect(isAlive(child)).toBe(true);
-      expect(Date.now() - started).toBeLessThan(3000);
       expect(result.exit_code).toBe(0);
+      expect(Date.now() - started).toBeLessThan(3000);
+      // Without a writable pids cgroup (not root, or a container) nothing can find the escaped child.
+      expect(await waitGone(child)).toBe(cgroup);
     } finally {
       if (isAlive(child)) process.kill(child, 'SIGKILL');
     }
@@ -375,4 +385,106 @@ it('exposes RunningScript.startedAt as the spawn time', async () => {
   expect(script.startedAt).toBeLessThanOrEqual(Date.now());
   await script.done;
   await sleep(0);
+});
+
+describe('limits', () => {
+  it('kills a script writing past fileBytes with SIGXFSZ and names the limit', async () => {
+    const runner = runnerWith({ limits: { memoryMb: 0, processes: 0, fileBytes: 4096, cpuSeconds: 0 } });
+    const result = await runner.run(request('bigfile.sh', { args: ['100000'] }));
+    expect(result).toMatchObject({ exit_code: null, signal: 'SIGXFSZ', limit_exceeded: 'file_bytes' });
+    const free = await runnerWith().run(request('bigfile.sh', { args: ['100000'] }));
+    expect(free).toMatchObject({ exit_code: 0, stdout: 'wrote\n' });
+    expect(free.limit_exceeded).toBeUndefined();
+  });
+});
+
+describe('progress', () => {
+  it('reports elapsed time and the last line about once a second while the script runs, never after', async () => {
+    const seen: RunProgress[] = [];
+    const result = await runnerWith().run(
+      request('ticks.py', { args: ['8'], onProgress: (progress) => seen.push(progress) }),
+    );
+    expect(result.stdout).toContain('done');
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen[0]?.elapsedMs).toBeGreaterThanOrEqual(900);
+    expect(seen[0]?.lastLine).toMatch(/^tick \d$/);
+    const count = seen.length;
+    await sleep(1200);
+    expect(seen).toHaveLength(count);
+  });
+
+  it('survives an observer that throws', async () => {
+    const result = await runnerWith().run(
+      request('ticks.py', {
+        args: ['6'],
+        onProgress: () => {
+          throw new Error('observer failed');
+        },
+      }),
+    );
+    expect(result).toMatchObject({ exit_code: 0 });
+  });
+});
+
+// CI installs bubblewrap (.ci/run); these run the same fixtures inside it.
+describe('in the sandbox', () => {
+  const sandboxed = async (overrides: Parameters<typeof runnerOptions>[0] = {}): Promise<ScriptRunner> =>
+    runnerWith({ sandbox: await probeSandbox({ mode: 'bwrap' }), ...overrides });
+
+  it('runs scripts as nobody in the skill folder, with a private /tmp as HOME, seeing only its own processes', async () => {
+    const runner = await sandboxed();
+    expect(await runner.ready()).toMatchObject({ sandbox: 'bwrap', requested: 'bwrap', network: false });
+    const result = await runner.run(request('where.sh', { executable: true }));
+    expect(result.stdout).toBe(
+      `uid 65534\ncwd ${FIXTURES.slice(0, -1)}\nhome /tmp\ntmp writable\npids ${/pids (\d)/.exec(result.stdout)?.[1]}\n`,
+    );
+    expect(Number(/pids (\d+)/.exec(result.stdout)?.[1])).toBeLessThanOrEqual(6);
+  });
+
+  it('gives the same results as without it: argv, stdin, shebang, exit codes', async () => {
+    const runner = await sandboxed();
+    expect((await runner.run(request('args.py', { args: ['a b', '$(id)'] }))).stdout).toBe(
+      '["a b", "$(id)"]\n',
+    );
+    expect((await runner.run(request('stdin.sh', { stdin: 'hello' }))).stdout).toBe('got:hello\n');
+    expect(await runner.run(request('shebang-tool', { executable: true, args: ['x'] }))).toMatchObject({
+      exit_code: 0,
+      stdout: 'shebang ran with 1 args: x\n',
+    });
+    expect(await runner.run(request('fail.sh'))).toMatchObject({ exit_code: 3, stderr: 'something broke\n' });
+  });
+
+  it('sets PATH to the system directories and HOME to /tmp, and adds nothing else', async () => {
+    const runner = await sandboxed({
+      envPassthrough: ['PATH', 'HOME', 'LANG'],
+      sourceEnv: { PATH: '/root/x', LANG: 'C' },
+    });
+    const seen = JSON.parse((await runner.run(request('env.js'))).stdout) as { env: Record<string, string> };
+    expect(seen.env).toEqual({
+      PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      HOME: '/tmp',
+      LANG: 'C',
+      SKILL_NAME: 'fixture-skill',
+      SKILL_DIR: FIXTURES,
+    });
+  });
+
+  it('gives the script the grace period on timeout: SIGTERM first, SIGKILL for one that ignores it', async () => {
+    const runner = await sandboxed({ killGraceMs: 300 });
+    expect(await runner.run(request('wait.sh', { timeoutSeconds: 0.5 }))).toMatchObject({
+      timed_out: true,
+      signal: 'SIGTERM',
+    });
+    expect(await runner.run(request('ignore-term.sh', { timeoutSeconds: 0.5 }))).toMatchObject({
+      timed_out: true,
+      signal: 'SIGKILL',
+    });
+  });
+
+  it('refuses an interpreter the sandbox cannot see, naming it', async () => {
+    const runner = await sandboxed({ interpreters: { '.py': [join(FIXTURES, 'shebang-tool')] } });
+    const error = await runner.run(request('args.py')).catch((e: unknown) => e);
+    expect((error as RunnerError).code).toBe('RUNNER_SPAWN_FAILED');
+    expect((error as RunnerError).message).toContain('sandbox');
+  });
 });

@@ -50,4 +50,11 @@ describe('OutputTail', () => {
     expect(text).toHaveLength(10_000);
     expect(text.endsWith('789')).toBe(true);
   });
+
+  it('reports the last non-empty line for progress, after a carriage return, cut to its start', () => {
+    expect(tailOf(100, 'one\ntwo\n\n').lastLine()).toBe('two');
+    expect(tailOf(100, 'loading 10%\rloading 55%').lastLine()).toBe('loading 55%');
+    expect(tailOf(100, '').lastLine()).toBe('');
+    expect(tailOf(10_000, `${'y'.repeat(500)}\n`).lastLine(10)).toBe(`${'y'.repeat(9)}…`);
+  });
 });

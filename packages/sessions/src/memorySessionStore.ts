@@ -1,24 +1,21 @@
-import { LRUCache } from 'lru-cache';
+import { createIdleMap } from './createIdleMap.js';
 import { SessionError } from './sessionError.js';
 import type { MemorySessionStoreOptions, SessionRecord, SessionStore } from './types.js';
 
 const EMPTY: ReadonlySet<string> = new Set();
 
 /**
- * In-memory SessionStore: sessions in an LRU with an idle TTL; unlocks per scope key.
+ * In-memory SessionStore: sessions and unlock sets in idle-expiring maps; unlocks per scope key.
  * A session costs its record plus the names it unlocked, whatever the catalog size.
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
   const perPrincipal = new Map<string, number>();
   // Unlocks live apart from sessions so that `scope: principal` outlives one connection;
   // they idle out with the same TTL as sessions.
-  const unlocks = new LRUCache<string, Set<string>>({
-    max: options.maxSessions * 2,
-    ttl: options.ttlMs,
-    updateAgeOnGet: true,
-  });
+  const unlocks = createIdleMap<string, Set<string>>({ ttlMs: options.ttlMs });
   let closed = false;
 
+  // The one place a session leaves the store, whether deleted or expired.
   const release = (record: SessionRecord): void => {
     const left = (perPrincipal.get(record.principal) ?? 1) - 1;
     if (left <= 0) perPrincipal.delete(record.principal);
@@ -26,23 +23,18 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
     if (record.scopeKey === record.id) unlocks.delete(record.scopeKey);
   };
 
-  const sessions = new LRUCache<string, SessionRecord>({
-    max: options.maxSessions,
-    ttl: options.ttlMs,
-    updateAgeOnGet: true,
-    // Expired entries are purged by a timer so that onExpire fires even for sessions nobody asks about.
-    ttlAutopurge: true,
-    dispose: (record, _id, reason) => {
-      if (reason === 'set') return;
+  const sessions = createIdleMap<string, SessionRecord>({
+    ttlMs: options.ttlMs,
+    onExpire: (_id, record) => {
       release(record);
-      if (reason !== 'delete') options.onExpire?.(record);
+      options.onExpire?.(record);
     },
   });
 
   return {
     async create(record) {
       if (closed) throw new SessionError('SESSION_LIMIT', 'session store is closed');
-      sessions.purgeStale();
+      sessions.sweep();
       if (sessions.size >= options.maxSessions) {
         throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
       }
@@ -52,6 +44,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
           `principal "${record.principal}" already holds ${options.maxPerPrincipal} sessions`,
         );
       }
+      const previous = sessions.peek(record.id);
+      if (previous !== undefined) release(previous);
       perPrincipal.set(record.principal, (perPrincipal.get(record.principal) ?? 0) + 1);
       sessions.set(record.id, record);
     },
@@ -59,7 +53,11 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       return sessions.get(id);
     },
     async delete(id) {
-      return sessions.delete(id);
+      const record = sessions.peek(id);
+      if (record === undefined) return false;
+      sessions.delete(id);
+      release(record);
+      return true;
     },
     async unlock(scopeKey, skill) {
       const set = unlocks.get(scopeKey);
@@ -84,12 +82,14 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       return changed;
     },
     async count() {
+      sessions.sweep();
       return sessions.size;
     },
     async close() {
       closed = true;
       sessions.clear();
       unlocks.clear();
+      perPrincipal.clear();
     },
   };
 }

@@ -14,6 +14,8 @@ export interface SessionRecord {
   readonly id: string;
   readonly principal: string;
   readonly client: ClientInfo;
+  /** MCP protocol revision negotiated at initialize (optional until every writer records it). */
+  readonly protocolVersion?: string;
   /** Disclosure mode chosen at initialize (config default or a client profile). */
   readonly disclosure: Disclosure;
   /** Key that unlocks and jobs are stored under: the session id, or the principal when scope is `principal`. */
@@ -27,7 +29,7 @@ export interface MemorySessionStoreOptions {
   readonly ttlMs: number;
   readonly maxSessions: number;
   readonly maxPerPrincipal: number;
-  /** Called once for every session that expires or is evicted (not for delete()). */
+  /** Called once for every session that expires (not for delete()); the store no longer holds it then. */
   readonly onExpire?: (record: SessionRecord) => void;
 }
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FileOpOptions } from './boundedFileOp.js';
+import { looksBinary, SNIFF_BYTES } from './looksBinary.js';
 import { closeBounded, closeQuietly, openRegularFile, readFully } from './openRegularFile.js';
 import { formatDigest } from './sha256Digest.js';
-import { looksBinary, SNIFF_BYTES } from './sniffBinary.js';
 
 // Large enough that a typical skill file is one read, small enough that hashing a huge file holds little.
 const CHUNK_BYTES = 64 * 1024;
@@ -34,14 +34,16 @@ export async function inspectFile(path: string, options: InspectFileOptions): Pr
   let position: number;
   let isBinary: boolean;
   try {
-    // The head, plus one byte that tells whether the file goes on after it; sized by fstat so that a
-    // small file takes exactly one read.
-    const head = Buffer.allocUnsafe(Math.min(SNIFF_BYTES + 1, stats.size));
-    position = await readFully(path, handle, head, 0, options);
-    isBinary = looksBinary(head.subarray(0, Math.min(position, SNIFF_BYTES)), position > SNIFF_BYTES);
-    hash?.update(head.subarray(0, position));
-    if (hash !== undefined && position === head.length && position < stats.size) {
-      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, stats.size - position));
+    // The first read covers the sniffed head plus one byte (which tells whether the file goes on) and, when
+    // hashing, a whole chunk: sized by fstat, so that a file up to a chunk long takes exactly one read.
+    const first = Buffer.allocUnsafe(
+      Math.min(hash === undefined ? SNIFF_BYTES + 1 : CHUNK_BYTES, stats.size),
+    );
+    position = await readFully(path, handle, first, 0, options);
+    isBinary = looksBinary(first.subarray(0, Math.min(position, SNIFF_BYTES)), position > SNIFF_BYTES);
+    hash?.update(first.subarray(0, position));
+    if (hash !== undefined && position === first.length && position < stats.size) {
+      const chunk = first;
       while (position < stats.size) {
         const want = chunk.subarray(0, Math.min(chunk.length, stats.size - position));
         const filled = await readFully(path, handle, want, position, options);

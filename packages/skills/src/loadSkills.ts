@@ -3,13 +3,13 @@ import { join, resolve } from 'node:path';
 import { boundedFileOp } from './boundedFileOp.js';
 import { errorCode } from './errorCode.js';
 import { isInside } from './isInside.js';
+import { looksBinary } from './looksBinary.js';
 import { mapInOrder } from './mapInOrder.js';
 import { noSkillMdProblem } from './noSkillMdProblem.js';
 import { parseSkillMd } from './parseSkillMd.js';
 import { readBounded } from './readBounded.js';
 import { scanSkillFiles } from './scanSkillFiles.js';
 import { sha256Digest } from './sha256Digest.js';
-import { looksBinary } from './sniffBinary.js';
 import type { LoadResult, LoadSkillsOptions, Problem, Skill, SkillFile } from './types.js';
 
 // Skills of a root load in parallel, but boundedly, so that a large root cannot exhaust file descriptors.

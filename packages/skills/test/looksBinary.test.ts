@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectFile } from '../src/inspectFile.js';
-import { SNIFF_BYTES } from '../src/sniffBinary.js';
+import { SNIFF_BYTES } from '../src/looksBinary.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function sniff(content: Uint8Array | string): Promise<boolean> {

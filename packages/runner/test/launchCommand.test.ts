@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { launchCommand } from '../src/launchCommand.js';
+
+const NO_LIMITS = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
+const HOSTILE = ['$(touch /tmp/pwned)', '"; rm -rf / #', '`id`'];
+const base = {
+  command: ['/usr/bin/python3', '/skills/a/scripts/x.py', ...HOSTILE],
+  parentPid: 4242,
+  procsFile: undefined,
+  prlimit: '/usr/bin/prlimit',
+  limits: NO_LIMITS,
+};
+
+describe('launchCommand', () => {
+  it('runs a fixed shell program; the command only ever arrives as its arguments', () => {
+    const plain = launchCommand(base);
+    const sandboxed = launchCommand({
+      ...base,
+      limits: { memoryMb: 64, processes: 8, fileBytes: 1024, cpuSeconds: 2 },
+      sandbox: { bwrap: '/usr/bin/bwrap', options: ['--unshare-all', '--'] },
+    });
+    expect(plain.file).toBe('/bin/sh');
+    expect(plain.args[0]).toBe('-c');
+    expect(sandboxed.args[1]).toBe(plain.args[1]);
+    for (const value of HOSTILE) expect(plain.args[1]).not.toContain(value);
+    expect(plain.args.slice(-HOSTILE.length)).toEqual(HOSTILE);
+    expect(sandboxed.args.slice(-HOSTILE.length)).toEqual(HOSTILE);
+  });
+
+  it('checks the parent and joins the cgroup outside, then runs the command without limits when none are set', () => {
+    const { args } = launchCommand({ ...base, procsFile: '/sys/fs/cgroup/pids/x/1/cgroup.procs' });
+    expect(args.slice(2, 5)).toEqual(['skillgate-run', '4242', '/sys/fs/cgroup/pids/x/1/cgroup.procs']);
+    expect(args.slice(5)).toEqual(base.command);
+  });
+
+  it('sets the limits with prlimit; the process limit only inside the sandbox', () => {
+    const limits = { memoryMb: 64, processes: 8, fileBytes: 1024, cpuSeconds: 2 };
+    const plain = launchCommand({ ...base, limits }).args;
+    expect(plain.slice(5, plain.indexOf('--') + 1)).toEqual([
+      '/usr/bin/prlimit',
+      `--data=${64 * 1024 * 1024}`,
+      '--fsize=1024',
+      '--cpu=2:3',
+      '--core=0',
+      '--',
+    ]);
+    const sandboxed = launchCommand({
+      ...base,
+      limits,
+      sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
+    }).args;
+    // Outside: the wrapper execs bwrap; inside: the wrapper again (no parent check, no cgroup), then prlimit.
+    expect(sandboxed.slice(5, 12)).toEqual([
+      '/usr/bin/bwrap',
+      '--',
+      '/bin/sh',
+      '-c',
+      plain[1],
+      'skillgate-run',
+      '',
+    ]);
+    expect(sandboxed).toContain('--nproc=9');
+    expect(plain.some((arg) => arg.startsWith('--nproc'))).toBe(false);
+  });
+
+  it('skips the limits when prlimit is not installed', () => {
+    const { args } = launchCommand({ ...base, prlimit: undefined, limits: { ...NO_LIMITS, memoryMb: 64 } });
+    expect(args.slice(5)).toEqual(base.command);
+  });
+});

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createMemorySessionStore, type SessionStore } from '@skillgate/sessions';
+import { createMemoryEventBus } from './createMemoryEventBus.js';
+import { createMemoryJobStore } from './createMemoryJobStore.js';
+import { createMemoryRateLimiter } from './createMemoryRateLimiter.js';
+import { createRedisConnection } from './createRedisConnection.js';
+import { createRedisEventBus } from './createRedisEventBus.js';
+import { createRedisJobStore } from './createRedisJobStore.js';
+import { createRedisRateLimiter } from './createRedisRateLimiter.js';
+import { createRedisSessionStore } from './createRedisSessionStore.js';
+import { StateError } from './stateError.js';
+import type { EventBus, JobStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
+
+/** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */
+export interface StateBackendOptions {
+  readonly backend: 'memory' | 'redis';
+  /** Required with `redis`: the value of the variable named by state.redis_url_env. */
+  readonly redisUrl?: string;
+  /** state.key_prefix. */
+  readonly keyPrefix: string;
+  readonly sessions: {
+    readonly ttlMs: number;
+    readonly maxSessions: number;
+    readonly maxPerPrincipal: number;
+    /** Called once per expired session (with `redis`, on every replica). */
+    readonly onExpire?: (session: { readonly id: string }) => void;
+  };
+  readonly jobs: {
+    readonly ttlMs: number;
+    readonly maxRunningPerOwner: number;
+    /** Bytes of each stream's tail kept in a job record (default 65536). */
+    readonly maxOutputBytes?: number;
+  };
+  readonly rateLimit: RateLimitOptions;
+  /** This replica's id (default: host name plus a random suffix, new at every start). */
+  readonly replica?: string;
+  /** Receives background errors (lost connections, failed publishes); never thrown. */
+  readonly onError?: (error: Error) => void;
+  /** Timings, for tests (defaults suit production). */
+  readonly timings?: {
+    readonly commandTimeoutMs?: number;
+    readonly connectTimeoutMs?: number;
+    readonly healthIntervalMs?: number;
+    readonly heartbeatMs?: number;
+    readonly heartbeatTtlMs?: number;
+  };
+}
+
+/** Everything of the gateway that outlives one request, in memory or shared through Redis. */
+export interface StateBackend {
+  readonly backend: 'memory' | 'redis';
+  readonly replica: string;
+  readonly sessions: SessionStore;
+  readonly jobs: JobStore;
+  /** Notifications across replicas; also a `ServerEventBus` for the SDK's listen streams. */
+  readonly events: EventBus<StateEvent>;
+  readonly rateLimiter: RateLimiter;
+  /** False while Redis is unreachable (for /readyz); always true in memory. */
+  isHealthy(): boolean;
+  /** Resolves true once Redis is reachable (at once in memory), false after timeoutMs. */
+  waitUntilReady(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_JOB_OUTPUT_BYTES = 65_536;
+
+/** Builds the state backend chosen by `state.backend`. */
+export function createStateBackend(options: StateBackendOptions): StateBackend {
+  const replica = options.replica ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
+  const jobOptions = {
+    ttlMs: options.jobs.ttlMs,
+    maxRunningPerOwner: options.jobs.maxRunningPerOwner,
+    maxOutputBytes: options.jobs.maxOutputBytes ?? DEFAULT_JOB_OUTPUT_BYTES,
+    replica,
+  };
+  if (options.backend === 'memory') {
+    const sessions = createMemorySessionStore({ ...options.sessions });
+    const jobs = createMemoryJobStore(jobOptions);
+    return {
+      backend: 'memory',
+      replica,
+      sessions,
+      jobs,
+      events: createMemoryEventBus<StateEvent>({ onError: options.onError }),
+      rateLimiter: createMemoryRateLimiter(options.rateLimit),
+      isHealthy: () => true,
+      waitUntilReady: async () => true,
+      async close() {
+        await jobs.close();
+        await sessions.close();
+      },
+    };
+  }
+  if (options.redisUrl === undefined || options.redisUrl === '') {
+    throw new StateError('STATE_MISCONFIGURED', 'state.backend is redis but no Redis URL is set');
+  }
+  const timings = options.timings ?? {};
+  const connection = createRedisConnection({
+    url: options.redisUrl,
+    keyPrefix: options.keyPrefix,
+    commandTimeoutMs: timings.commandTimeoutMs,
+    connectTimeoutMs: timings.connectTimeoutMs,
+    healthIntervalMs: timings.healthIntervalMs,
+    onError: options.onError,
+  });
+  const sessions = createRedisSessionStore({ connection, ...options.sessions });
+  const jobs = createRedisJobStore({
+    connection,
+    ...jobOptions,
+    heartbeatMs: timings.heartbeatMs,
+    heartbeatTtlMs: timings.heartbeatTtlMs,
+  });
+  const events = createRedisEventBus<StateEvent>({ connection, onError: options.onError });
+  return {
+    backend: 'redis',
+    replica,
+    sessions,
+    jobs,
+    events,
+    rateLimiter: createRedisRateLimiter({ connection, ...options.rateLimit }),
+    isHealthy: () => connection.isHealthy(),
+    waitUntilReady: (timeoutMs) => connection.waitUntilReady(timeoutMs),
+    async close() {
+      events.close();
+      await jobs.close();
+      await sessions.close();
+      await connection.close();
+    },
+  };
+}

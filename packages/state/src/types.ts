@@ -1,0 +1,134 @@
+import type { ScriptOutput } from '@skillgate/runner';
+
+/** Stable codes of state failures. */
+export type StateErrorCode =
+  | 'STATE_UNAVAILABLE' // the shared store (Redis) is unreachable, or did not answer in time
+  | 'STATE_INVALID' // a stored value failed validation (written by another version, or damaged)
+  | 'STATE_CLOSED' // the store was closed
+  | 'STATE_MISCONFIGURED' // state.backend is redis but no Redis URL was given
+  | 'JOB_LIMIT'; // the owner already runs the most jobs it may
+
+/** Change events for the SDK's `subscriptions/listen` streams (the shape of its ServerEvent). */
+export type ListChangedEvent =
+  | {
+      readonly kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed';
+      readonly params?: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly kind: 'resource_updated';
+      readonly uri: string;
+      readonly params?: Readonly<Record<string, unknown>>;
+    };
+
+/** A JSON-RPC notification to deliver on the stream of one 2025-era session, wherever it is held. */
+export interface SessionNotifyEvent {
+  readonly kind: 'session_notify';
+  readonly sessionId: string;
+  readonly message: { readonly method: string; readonly params?: Readonly<Record<string, unknown>> };
+}
+
+/** Everything that crosses replicas on the notification bus. */
+export type StateEvent = ListChangedEvent | SessionNotifyEvent;
+
+/**
+ * Publish/subscribe between replicas. Structurally a `ServerEventBus` of the MCP SDK (v2): publish never
+ * throws or waits (delivery failures go to the bus's onError), and a publisher's own listeners get the event
+ * synchronously, exactly once.
+ */
+export interface EventBus<E = StateEvent> {
+  /** Delivers to this replica's listeners now and to every other replica's listeners soon. */
+  publish(event: E): void;
+  /** Registers a listener; returns an idempotent unsubscribe. */
+  subscribe(listener: (event: E) => void): () => void;
+}
+
+/** Per-principal request budget shared by every replica. */
+export interface RateLimiter {
+  /** Takes one request from key's budget: 0 when allowed, else seconds to wait before retrying (≥ 1). */
+  take(key: string): Promise<number>;
+}
+
+/** Limits of a rate limiter, from the `rate_limit` config section. */
+export interface RateLimitOptions {
+  /** Sustained rate; 0 turns limiting off. */
+  readonly requestsPerSecond: number;
+  /** Requests that may arrive at once. */
+  readonly burst: number;
+}
+
+/** State of an async job; `lost` means the replica running it stopped answering. */
+export type JobRecordState = 'running' | 'exited' | 'timed_out' | 'cancelled' | 'failed' | 'lost';
+
+/** A job as registered when it starts. */
+export interface NewJob {
+  readonly id: string;
+  /** Session id or principal scope key the job belongs to. */
+  readonly owner: string;
+  readonly skill: string;
+  readonly script: string;
+  readonly startedAt: number;
+}
+
+/** How a job ended. */
+export interface JobEnd {
+  readonly state: Exclude<JobRecordState, 'running' | 'lost'>;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly durationMs: number;
+  readonly output: ScriptOutput;
+  /** Why a `failed` job failed. */
+  readonly error?: string;
+}
+
+/** An async job as every replica sees it. */
+export interface JobRecord extends NewJob {
+  readonly state: JobRecordState;
+  /** Replica that runs (or ran) the job. */
+  readonly replica: string;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** Run time so far, or in all once ended. */
+  readonly durationMs: number;
+  /** Output so far (each stream's tail, bounded by the store), flags and byte counts. */
+  readonly output: ScriptOutput;
+  /** Last time the running replica reported on the job. */
+  readonly updatedAt: number;
+  readonly endedAt?: number;
+  /** Why the job failed or was lost. */
+  readonly error?: string;
+  /** A cancel was asked for (from any replica). */
+  readonly cancelRequested: boolean;
+}
+
+/** Async job records shared by replicas: the replica that runs a job writes it; any replica reads it. */
+export interface JobStore {
+  /** This replica's id, written into the records of the jobs it runs. */
+  readonly replica: string;
+  /** Registers a job running on this replica; rejects JOB_LIMIT when its owner already runs the most it may. */
+  start(job: NewJob): Promise<void>;
+  /** Records output so far (none: unchanged); says whether a cancel was requested meanwhile. */
+  progress(id: string, output?: ScriptOutput): Promise<{ readonly cancelRequested: boolean }>;
+  /** Records how the job ended; it is kept for the jobs TTL from now. */
+  finish(id: string, end: JobEnd): Promise<void>;
+  /** The job if it exists and belongs to owner; output cut to the last tailLines lines of each stream. */
+  get(owner: string, id: string, tailLines?: number): Promise<JobRecord | undefined>;
+  /** Asks the replica running the job to stop it; the record as it is now, undefined when unknown or foreign. */
+  cancel(owner: string, id: string): Promise<JobRecord | undefined>;
+  /** Called on this replica when a cancel reaches one of its jobs (asked here or on another replica). */
+  onCancel(listener: (jobId: string) => void): () => void;
+  /** Forgets every job of owner, asking running ones to stop (a session-scoped owner ended). */
+  dropOwner(owner: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Options shared by the job stores, from the `jobs` config section. */
+export interface JobStoreOptions {
+  /** How long a finished (or lost) job is kept. */
+  readonly ttlMs: number;
+  /** Running jobs per owner. */
+  readonly maxRunningPerOwner: number;
+  /** Bytes kept of each output stream's tail in the record. */
+  readonly maxOutputBytes: number;
+  /** This replica's id (default: a random one per process, so a restarted replica never revives old jobs). */
+  readonly replica?: string;
+}

@@ -1,0 +1,102 @@
+import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryEventBus } from '../src/createMemoryEventBus.js';
+import { createRedisEventBus } from '../src/createRedisEventBus.js';
+import type { StateEvent } from '../src/types.js';
+import { connections, freshPrefix } from './helpers/redisReplicas.js';
+import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
+import { waitFor } from './helpers/waitFor.js';
+
+let redis: RedisServer;
+let pool: ReturnType<typeof connections>;
+beforeAll(async () => {
+  redis = await startRedisServer({ appendOnly: false });
+  pool = connections(redis.url);
+});
+afterEach(async () => pool.closeAll());
+afterAll(async () => redis.close());
+
+describe('createRedisEventBus', () => {
+  it('delivers an event to the listeners of every replica exactly once', async () => {
+    const prefix = freshPrefix();
+    const one = createRedisEventBus({ connection: await pool.open(prefix) });
+    const two = createRedisEventBus({ connection: await pool.open(prefix) });
+    const atOne: StateEvent[] = [];
+    const atTwo: StateEvent[] = [];
+    one.subscribe((e) => atOne.push(e));
+    two.subscribe((e) => atTwo.push(e));
+    const notify: StateEvent = {
+      kind: 'session_notify',
+      sessionId: 's1',
+      message: { method: 'notifications/tools/list_changed' },
+    };
+    one.publish({ kind: 'tools_list_changed' });
+    two.publish(notify);
+    // The publisher's own listeners hear it at once, synchronously.
+    expect(atOne).toEqual([{ kind: 'tools_list_changed' }]);
+    await waitFor(() => atOne.length === 2 && atTwo.length === 2, { what: 'both events on both replicas' });
+    // Give a duplicate the time to show up before checking there is none.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(atOne).toEqual([{ kind: 'tools_list_changed' }, notify]);
+    expect(atTwo).toEqual([notify, { kind: 'tools_list_changed' }]);
+    one.close();
+    two.close();
+  });
+
+  it('keeps replicas with another key prefix apart and drops malformed messages', async () => {
+    const prefix = freshPrefix();
+    const errors: Error[] = [];
+    const connection = await pool.open(prefix);
+    const bus = createRedisEventBus({ connection, onError: (e) => errors.push(e) });
+    const other = createRedisEventBus({ connection: await pool.open(freshPrefix()) });
+    const heard: StateEvent[] = [];
+    bus.subscribe((e) => heard.push(e));
+    other.publish({ kind: 'tools_list_changed' });
+    await connection.publish('events', 'not json');
+    await connection.publish('events', JSON.stringify({ origin: 'x', event: { kind: 'format_disk' } }));
+    await waitFor(() => errors.length === 2, { what: 'both malformed messages reported' });
+    expect(heard).toEqual([]);
+    bus.close();
+    other.close();
+  });
+
+  it('unsubscribes idempotently', async () => {
+    const bus = createRedisEventBus({ connection: await pool.open(freshPrefix()) });
+    const heard: StateEvent[] = [];
+    const off = bus.subscribe((e) => heard.push(e));
+    off();
+    off();
+    bus.publish({ kind: 'tools_list_changed' });
+    expect(heard).toEqual([]);
+    bus.close();
+  });
+
+  it("is the SDK's ServerEventBus shape, with its events crossing replicas", async () => {
+    const prefix = freshPrefix();
+    // Compiles only if both buses satisfy the SDK's interface.
+    const one: ServerEventBus = createRedisEventBus({ connection: await pool.open(prefix) });
+    const two: ServerEventBus = createRedisEventBus({ connection: await pool.open(prefix) });
+    const local: ServerEventBus = createMemoryEventBus();
+    const heard: ServerEvent[] = [];
+    two.subscribe((e) => heard.push(e));
+    one.publish({ kind: 'resource_updated', uri: 'skill://pdf/SKILL.md' });
+    await waitFor(() => heard.length === 1, { what: 'the resource_updated event' });
+    expect(heard[0]).toEqual({ kind: 'resource_updated', uri: 'skill://pdf/SKILL.md' });
+    expect(typeof local.subscribe(() => {})).toBe('function');
+  });
+});
+
+describe('createMemoryEventBus', () => {
+  it('delivers synchronously, survives a throwing listener and reports it', () => {
+    const errors: Error[] = [];
+    const bus = createMemoryEventBus({ onError: (e) => errors.push(e) });
+    const heard: string[] = [];
+    bus.subscribe(() => {
+      throw new Error('boom');
+    });
+    bus.subscribe((e) => heard.push(e.kind));
+    bus.publish({ kind: 'tools_list_changed' });
+    expect(heard).toEqual(['tools_list_changed']);
+    expect(errors.map((e) => e.message)).toEqual(['boom']);
+  });
+});

@@ -1,0 +1,170 @@
+import type { SessionRecord, SessionStore } from '@skillgate/sessions';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisConnection, type RedisConnection } from '../src/createRedisConnection.js';
+import { createRedisSessionStore, type RedisSessionStoreOptions } from '../src/createRedisSessionStore.js';
+import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
+import { waitFor } from './helpers/waitFor.js';
+
+const record = (id: string, principal = 'anonymous', scopeKey = id): SessionRecord => ({
+  id,
+  principal,
+  scopeKey,
+  client: { name: 'test', version: '1' },
+  protocolVersion: '2025-06-18',
+  disclosure: 'namespaced',
+  createdAt: Date.now(),
+});
+
+let redis: RedisServer;
+let prefixCounter = 0;
+const opened: { connection: RedisConnection; store: SessionStore }[] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis.close();
+});
+afterEach(async () => {
+  for (const { store, connection } of opened.splice(0)) {
+    await store.close();
+    await connection.close();
+  }
+});
+
+/** One "replica": its own connections and store, on a key prefix shared with the replicas of the same test. */
+async function replica(
+  prefix: string,
+  options: Partial<Omit<RedisSessionStoreOptions, 'connection'>> = {},
+): Promise<SessionStore> {
+  const connection = createRedisConnection({ url: redis.url, keyPrefix: prefix });
+  expect(await connection.waitUntilReady(5000)).toBe(true);
+  const store = createRedisSessionStore({
+    connection,
+    ttlMs: 60_000,
+    maxSessions: 100,
+    maxPerPrincipal: 100,
+    ...options,
+  });
+  opened.push({ connection, store });
+  return store;
+}
+
+const freshPrefix = (): string => `t${++prefixCounter}:`;
+
+describe('createRedisSessionStore', () => {
+  it('stores, finds and deletes sessions, with every field', async () => {
+    const store = await replica(freshPrefix());
+    const a = record('a');
+    await store.create(a);
+    expect(await store.get('a')).toEqual(a);
+    expect(await store.count()).toBe(1);
+    expect(await store.delete('a')).toBe(true);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.delete('a')).toBe(false);
+    expect(await store.count()).toBe(0);
+  });
+
+  it('shares sessions and unlocks between replicas', async () => {
+    const prefix = freshPrefix();
+    const one = await replica(prefix);
+    const two = await replica(prefix);
+    await one.create(record('s1'));
+    expect((await two.get('s1'))?.principal).toBe('anonymous');
+    expect(await one.unlock('s1', 'pdf')).toBe(true);
+    expect(await two.unlock('s1', 'pdf')).toBe(false);
+    expect([...(await two.unlocked('s1'))]).toEqual(['pdf']);
+    expect((await two.unlocked('nobody')).size).toBe(0);
+    await two.delete('s1');
+    expect(await one.get('s1')).toBeUndefined();
+    expect((await one.unlocked('s1')).size).toBe(0);
+  });
+
+  it('keeps principal-scoped unlocks after the session ends', async () => {
+    const store = await replica(freshPrefix());
+    await store.create(record('s2', 'agent-a', 'principal:agent-a'));
+    await store.unlock('principal:agent-a', 'pdf');
+    await store.delete('s2');
+    expect([...(await store.unlocked('principal:agent-a'))]).toEqual(['pdf']);
+  });
+
+  it('holds the global and per-principal caps across two replicas under concurrency', async () => {
+    const prefix = freshPrefix();
+    const one = await replica(prefix, { maxSessions: 20, maxPerPrincipal: 8 });
+    const two = await replica(prefix, { maxSessions: 20, maxPerPrincipal: 8 });
+    const attempt = (i: number, principal: string): Promise<string> =>
+      (i % 2 === 0 ? one : two).create(record(`${principal}-${i}`, principal)).then(
+        () => 'ok',
+        (error: { code?: string }) => error.code ?? 'other',
+      );
+    const single = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(i, 'greedy')));
+    expect(single.filter((o) => o === 'ok').length).toBe(8);
+    expect(single.filter((o) => o === 'PRINCIPAL_SESSION_LIMIT').length).toBe(22);
+    const many = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i, `p${i % 10}`)));
+    expect(many.filter((o) => o === 'ok').length).toBe(12);
+    expect(many.filter((o) => o === 'SESSION_LIMIT').length).toBe(28);
+    expect(await one.count()).toBe(20);
+    expect(await two.count()).toBe(20);
+  });
+
+  it('expires idle sessions on every replica, once, and frees their slots', async () => {
+    const prefix = freshPrefix();
+    const expiredOne: string[] = [];
+    const expiredTwo: string[] = [];
+    const options = { ttlMs: 300, maxSessions: 3, maxPerPrincipal: 3 };
+    const one = await replica(prefix, { ...options, onExpire: (s) => expiredOne.push(s.id) });
+    const two = await replica(prefix, { ...options, onExpire: (s) => expiredTwo.push(s.id) });
+    for (const id of ['e1', 'e2', 'e3']) await one.create(record(id));
+    await one.unlock('e1', 'pdf');
+    await expect(two.create(record('e4'))).rejects.toMatchObject({ code: 'SESSION_LIMIT' });
+    await waitFor(() => expiredOne.length === 3 && expiredTwo.length === 3, { what: 'expiry on both' });
+    expect(expiredOne.sort()).toEqual(['e1', 'e2', 'e3']);
+    expect(expiredTwo.sort()).toEqual(['e1', 'e2', 'e3']);
+    expect(await two.count()).toBe(0);
+    expect(await two.get('e1')).toBeUndefined();
+    expect((await two.unlocked('e1')).size).toBe(0);
+    for (const id of ['f1', 'f2', 'f3']) await two.create(record(id));
+    expect(await one.count()).toBe(3);
+  });
+
+  it('keeps a session alive while it is used through any replica', async () => {
+    const prefix = freshPrefix();
+    const one = await replica(prefix, { ttlMs: 400 });
+    const two = await replica(prefix, { ttlMs: 400 });
+    await one.create(record('busy'));
+    const until = Date.now() + 1200;
+    let turn = 0;
+    while (Date.now() < until) {
+      expect(await (turn++ % 2 === 0 ? one : two).get('busy')).toBeDefined();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await one.count()).toBe(1);
+  });
+
+  it('forgets removed skills in every scope and says which scopes changed', async () => {
+    const store = await replica(freshPrefix());
+    await store.unlock('s1', 'pdf');
+    await store.unlock('s1', 'csv');
+    await store.unlock('s2', 'csv');
+    await store.unlock('principal:a', 'pdf');
+    const changed = await store.forget(new Set(['pdf']));
+    expect([...changed].sort()).toEqual(['principal:a', 's1']);
+    expect([...(await store.unlocked('s1'))]).toEqual(['csv']);
+    expect(await store.forget(new Set(['pdf']))).toEqual([]);
+  });
+
+  it('keeps sessions and unlocks across a Redis restart (append-only file)', async () => {
+    const prefix = freshPrefix();
+    const store = await replica(prefix);
+    await store.create(record('kept', 'agent-a'));
+    await store.unlock('kept', 'pdf');
+    await redis.stop();
+    await expect(store.get('kept')).rejects.toMatchObject({ code: 'STATE_UNAVAILABLE' });
+    await redis.start();
+    await waitFor(async () => (await store.get('kept').catch(() => undefined)) !== undefined, {
+      what: 'the session after the restart',
+    });
+    expect([...(await store.unlocked('kept'))]).toEqual(['pdf']);
+    expect(await store.count()).toBe(1);
+  });
+});
