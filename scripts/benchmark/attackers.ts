@@ -205,9 +205,11 @@ const run =
     : role === 'batch'
       ? batch(JSON.parse(json) as BatchOptions)
       : Promise.reject(new Error(`unknown role ${role}`));
+const cpuAtStart = process.cpuUsage();
 run.then(
   (stats) => {
-    send({ stats });
+    const cpu = process.cpuUsage(cpuAtStart);
+    send({ stats: { ...stats, attackerCpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)) } });
     process.disconnect?.();
   },
   (error: unknown) => {

@@ -7,7 +7,8 @@
 // (gateway log level, default info).
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BatchOptions, SlowlorisOptions } from './attackers.js';
@@ -21,6 +22,43 @@ const HEALTHY_TOKEN = 'bench-healthy-token-0123456789';
 const ATTACKER_TOKEN = 'bench-attacker-token-0123456789';
 const ACCEPT = 'application/json, text/event-stream';
 
+/**
+ * The gateway and the healthy client run slightly above normal priority where allowed (root), so that
+ * other work on a shared machine disturbs the comparison less; the attackers run at the lowest.
+ */
+let raisedPriority = true;
+const raisePriority = (pid: number): void => {
+  try {
+    setPriority(pid, -5);
+  } catch {
+    raisedPriority = false;
+  }
+};
+
+/** A TCP port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Polls /readyz until the gateway answers (60 s at most). */
+async function waitUntilReady(url: URL): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(new URL('/readyz', url)).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error('gateway not ready after 60 s');
+}
+
 /** A gateway CLI process and its MCP URL. */
 interface RunningGateway {
   readonly url: URL;
@@ -33,12 +71,14 @@ interface RunningGateway {
 /** Starts the gateway CLI with the default limits, two tokens and the given rate limit. */
 async function startGateway(rateLimit: 'default' | 'off'): Promise<RunningGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-'));
+  // Chosen here, not by the gateway: below info level the CLI does not log the address it listens on.
+  const port = await freePort();
   const config = join(dir, 'skillgate.yaml');
   const roots = [join(REPO, 'examples/skills'), join(REPO, 'apps/gateway/test/fixtures/skills')];
   await writeFile(
     config,
     [
-      'server: { host: 127.0.0.1, port: 0 }',
+      `server: { host: 127.0.0.1, port: ${port} }`,
       `skills: { roots: ${JSON.stringify(roots)} }`,
       'auth:',
       '  tokens:',
@@ -66,24 +106,19 @@ async function startGateway(rateLimit: 'default' | 'off'): Promise<RunningGatewa
       env: { ...process.env, BENCH_HEALTHY_TOKEN: HEALTHY_TOKEN, BENCH_ATTACKER_TOKEN: ATTACKER_TOKEN },
     },
   );
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    let found = false;
-    // The log is read to the end (and dropped): a full pipe would block the gateway's synchronous logger.
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (found) return;
-      out += chunk.toString();
-      const match = /skillgate listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        found = true;
-        resolve(new URL(match[1]));
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
-  });
+  if (child.pid !== undefined) raisePriority(child.pid);
+  // The log is read to the end and dropped: a full pipe would block the gateway's synchronous logger.
+  child.stdout?.resume();
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}`))),
+  );
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  await Promise.race([exited, waitUntilReady(url)]);
+  // From here on an exit is the stop() below.
+  exited.catch(() => {});
   return {
     url,
-    port: Number(url.port),
+    port,
     cpuSeconds: async () => {
       // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name, in clock ticks (100/s).
       const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8').catch(() => '');
@@ -178,6 +213,10 @@ async function underAttack(
   const child = fork(join(import.meta.dirname, 'attackers.ts'), [role, JSON.stringify(options)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  // The attacker stands in for clients on other machines: at the lowest CPU priority, the load generator's
+  // own work does not take the gateway's CPU on this one, and what is measured is what the attack costs
+  // the gateway.
+  if (child.pid !== undefined) setPriority(child.pid, 19);
   const messages: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   child.on('message', (m: Record<string, unknown>) => {
@@ -226,6 +265,7 @@ const ms = (n: number) => n.toFixed(1);
 
 async function main(): Promise<void> {
   const load = [loadavg()[0] ?? 0];
+  raisePriority(process.pid);
   const limited = await startGateway('default');
   const unlimited = await startGateway('off');
   const phases = new Map<string, Samples>();
@@ -314,7 +354,8 @@ async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(
     `\nhealthy client: tools/list at ${RATE}/s, ${ROUNDS} rounds x ${SECONDS} s per phase; ${cpus().length} cores (${cpu}), ` +
-      `Node ${process.version}; load average ${load.map((l) => l.toFixed(1)).join(' -> ')}\n`,
+      `Node ${process.version}; load average ${load.map((l) => l.toFixed(1)).join(' -> ')}; ` +
+      `gateway and client at nice ${raisedPriority ? '-5' : '0'}, attackers at 19\n`,
   );
   console.table(
     summary.map((p) => ({
