@@ -43,6 +43,8 @@ let work: string;
 let roots: string;
 let secret: string;
 const open: Running[] = [];
+// Every `skillgate serve` started, killed at the end even if a test failed before it could.
+const processes: ChildProcess[] = [];
 
 /** A gateway serving a private copy of the hostile skills, with the given `scripts` section. */
 async function gateway(scripts: Record<string, unknown>, async = false): Promise<Running> {
@@ -105,6 +107,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
+  for (const proc of processes.splice(0)) proc.kill('SIGKILL');
   for (const g of open.splice(0)) {
     await g.client.close();
     await g.gw.close();
@@ -276,6 +279,7 @@ async function serve(scripts: string): Promise<Served> {
     ],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  processes.push(proc);
   const url = await new Promise<URL>((resolve, reject) => {
     let out = '';
     const take = (chunk: Buffer) => {
@@ -332,9 +336,6 @@ describe('no script outlives the gateway', () => {
       serve('{ sandbox: off, kill_grace_ms: 200 }'),
     ]);
   }, 60_000);
-  afterAll(() => {
-    for (const served of [withSandbox, withoutSandbox, withoutWatchdog]) served?.proc.kill('SIGKILL');
-  });
 
   it.each([
     ['bwrap', () => withSandbox],
