@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { RunnerError, type RunRequest } from '@skillgate/runner';
+import { RunnerError, type RunProgress, type RunRequest } from '@skillgate/runner';
 import type { Catalog, CatalogSkill, RunInput, SkillFile, ToolKind, ToolTarget } from '@skillgate/skills';
 import type { z } from 'zod';
 import type { Audience } from './disclosure/disclosurePolicy.js';
@@ -12,6 +12,8 @@ export interface CallExtras {
   readonly signal: AbortSignal;
   /** Sends tools/list_changed related to this request (so it travels on its response stream). */
   readonly notifyToolsChanged: () => Promise<void>;
+  /** Reports a running script's progress, when the caller asked for it with a progressToken. */
+  readonly reportProgress?: (progress: RunProgress) => void;
 }
 
 /** The outcome label of a tool call for metrics and the audit log. */
@@ -208,6 +210,7 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<R
     tailLines: input.tail,
     principal: call.audience.principal.name,
     signal: call.extras.signal,
+    ...(call.extras.reportProgress === undefined ? {} : { onProgress: call.extras.reportProgress }),
   };
 }
 
@@ -250,7 +253,8 @@ async function startJob(
   input: Partial<RunInput>,
 ): Promise<CallToolResult> {
   // The job outlives this request, so it must not be tied to the request's abort signal.
-  const request = { ...runRequest(call, skill, file, input), signal: undefined };
+  const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input);
+  const request = { ...base, signal: undefined };
   try {
     const { job_id } = await call.runtime.jobs.start(call.audience.scopeKey, request);
     call.runtime.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });

@@ -1,4 +1,5 @@
 import { ProtocolError, type Server, type Tool } from '@modelcontextprotocol/server';
+import type { RunProgress } from '@skillgate/runner';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -31,9 +32,28 @@ export function registerToolHandlers(
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
     try {
+      const progressToken = request.params._meta?.progressToken;
       const done = await callTool(runtime, audience, name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
         notifyToolsChanged: () => ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }),
+        // About once a second while a script runs: elapsed seconds and its last output line.
+        ...(progressToken === undefined
+          ? {}
+          : {
+              reportProgress: (p: RunProgress) => {
+                ctx.mcpReq
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.elapsedMs / 1000,
+                      message:
+                        p.lastLine === '' ? `running for ${Math.round(p.elapsedMs / 1000)} s` : p.lastLine,
+                    },
+                  })
+                  .catch(() => {});
+              },
+            }),
       });
       kind = done.kind;
       outcome = done.outcome;

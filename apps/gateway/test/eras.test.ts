@@ -75,6 +75,33 @@ describe('one endpoint, both protocol eras', () => {
     }
   });
 
+  it.each(['modern', 'legacy'] as const)(
+    'sends progress about once a second with the last output line while a script runs (%s)',
+    async (era) => {
+      const c = await connectV2(gw.url, { era });
+      try {
+        const tool =
+          era === 'modern'
+            ? {
+                name: 'run_skill_script',
+                arguments: { skill: 'gateway-probe', path: 'scripts/slow.py', args: ['--seconds', '2.5'] },
+              }
+            : { name: 'skill_gateway-probe_run_slow_py', arguments: { args: ['--seconds', '2.5'] } };
+        if (era === 'legacy')
+          await c.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
+        const seen: Array<{ progress: number; message?: string }> = [];
+        const result = await c.client.callTool(tool, { onprogress: (p) => seen.push(p) });
+        expect(result.isError, textOf(result)).not.toBe(true);
+        expect(seen.length).toBeGreaterThanOrEqual(1);
+        expect(seen[0]?.message).toMatch(/^tick \d+$/);
+        for (let i = 1; i < seen.length; i++)
+          expect(seen[i]?.progress).toBeGreaterThan(seen[i - 1]?.progress ?? 0);
+      } finally {
+        await c.close();
+      }
+    },
+  );
+
   it('answers server/discover with both cache fields and the server identity', async () => {
     const response = await post(
       gw.url,
