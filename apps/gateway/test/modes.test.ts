@@ -8,6 +8,7 @@ import {
   textOf,
   toolNames,
 } from './helpers/testGateway.js';
+import { waitFor } from './helpers/waitFor.js';
 
 let gw: TestGateway | undefined;
 
@@ -53,13 +54,20 @@ describe('async jobs', () => {
 
     const started = await c.client.callTool({
       name: 'skill_gateway-probe_run_async_slow_py',
-      arguments: { args: ['--seconds', '1.5'] },
+      arguments: { args: ['--seconds', '2.5'] },
     });
     const jobId = (started.structuredContent as { job_id: string }).job_id;
     expect(jobId).toMatch(/^[A-Za-z0-9_-]{20,}$/);
 
-    await sleep(500);
-    const running = await c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+    // Wait for the first output (not a fixed time: a loaded machine may start python late).
+    let running = await c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+    await waitFor(
+      async () => {
+        running = await c.client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+        return (running.structuredContent as { stdout: string }).stdout.includes('tick');
+      },
+      { timeoutMs: 10_000, what: 'the first output of the job' },
+    );
     expect(running.structuredContent).toMatchObject({ state: 'running' });
     expect((running.structuredContent as { stdout: string }).stdout).toContain('tick');
 

@@ -362,8 +362,9 @@ describe('no script outlives the gateway', () => {
       expect(watcher).toBeDefined();
       process.kill(Number(watcher), 'SIGKILL');
       proc.kill('SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      // The attempt is real: nothing but the watchdog would have killed them.
+      await waitFor(() => proc.exitCode !== null || proc.signalCode !== null, { timeoutMs: 5000 });
+      // The attempt is real: nothing but the watchdog would have killed them. Checked at once, because any
+      // gateway starting meanwhile (other test files run in parallel) rightly sweeps a dead gateway's runs.
       expect(withMarker(marker)).toHaveLength(4);
       const next = await gateway({ sandbox: 'off' });
       await waitFor(() => withMarker(marker).length === 0, { timeoutMs: 3000 });
