@@ -14,7 +14,6 @@ import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createGatewayLogger } from './logging/createGatewayLogger.js';
 import { createMetrics } from './metrics.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
-import { createRateLimiter } from './rateLimiter.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 import { watchSkillRoots } from './skillWatcher.js';
@@ -122,6 +121,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
         log.info({ session: session.id }, 'session expired');
         void sessions?.close(session.id);
       },
+      // A DELETE on any replica ends the session's copies on every replica (their GET streams end).
+      onDeleted: (session) => {
+        void sessions?.close(session.id);
+      },
     },
     jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
     rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
@@ -139,6 +142,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     config,
     catalogs,
     store,
+    events: state.events,
     runner,
     jobs,
     policy,
@@ -147,7 +151,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     log,
     inFlight: createInFlightCalls(),
   };
-  const live = createLiveSessions(runtime, createDisclosurePicker(config));
+  const live = createLiveSessions(runtime, {
+    pickDisclosure: createDisclosurePicker(config),
+    events: state.events,
+  });
   sessions = live;
   const modern = createModernEndpoint(runtime);
 
@@ -183,10 +190,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       boundHost: config.server.host,
       allowedOrigins: config.server.allowed_origins,
     }),
-    rateLimiter: createRateLimiter({
-      requestsPerSecond: config.rate_limit.requests_per_second,
-      burst: config.rate_limit.burst,
-    }),
+    rateLimiter: state.rateLimiter,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
   });
@@ -207,7 +211,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       await runtime.inFlight.drained(Date.now() + 1000);
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all([...live.all()].map((s) => s.transport.close()));
+      // The stored sessions stay: a restarted process (or another replica) takes them over.
+      await live.closeAll();
       await modern.close();
       // A client that opened a connection and never sent on it (an SDK reconnecting its stream) would hold
       // close() open until the server's header timeout: responses get two seconds, then what is left is cut.

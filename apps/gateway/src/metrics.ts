@@ -27,6 +27,7 @@ export type CounterName =
   | 'skillgate_rejected_requests_total'
   | 'skillgate_rejected_connections_total'
   | 'skillgate_sessions_created_total'
+  | 'skillgate_sessions_restored_total'
   | 'skillgate_catalog_reloads_total';
 
 /** Every gauge the gateway exports. */
@@ -43,6 +44,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_rejected_requests_total: 'HTTP requests rejected by reason.',
   skillgate_rejected_connections_total: 'TCP connections closed on accept by reason (connection caps).',
   skillgate_sessions_created_total: 'MCP sessions created.',
+  skillgate_sessions_restored_total:
+    'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
   skillgate_sessions_open: 'MCP sessions open now.',
   skillgate_scripts_running: 'Scripts running now.',

@@ -1,6 +1,7 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import type { JobRegistry, ScriptRunner } from '@skillgate/runner';
 import type { SessionStore } from '@skillgate/sessions';
+import type { EventBus, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccessPolicy } from './accessPolicy.js';
 import type { CatalogSource } from './catalogSource.js';
@@ -13,6 +14,8 @@ export interface GatewayRuntime {
   readonly config: SkillgateConfig;
   readonly catalogs: CatalogSource;
   readonly store: SessionStore;
+  /** Notifications across replicas (in-process with the memory backend). */
+  readonly events: EventBus<StateEvent>;
   readonly runner: ScriptRunner;
   readonly jobs: JobRegistry;
   readonly policy: AccessPolicy;

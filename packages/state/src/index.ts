@@ -27,6 +27,7 @@ export type {
   NewJob,
   RateLimiter,
   RateLimitOptions,
+  ScopeNotifyEvent,
   SessionNotifyEvent,
   StateErrorCode,
   StateEvent,
