@@ -18,6 +18,8 @@ import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 import { watchSkillRoots } from './skillWatcher.js';
 
+const STATE_STARTUP_WAIT_MS = 5000;
+
 /** Options of createGateway. */
 export interface GatewayOptions {
   /** Environment to read token variables and script passthrough values from (default process.env). */
@@ -130,6 +132,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
     onError: (error) => log.warn({ err: error }, 'shared state error'),
   });
+  // A replica that listened before its Redis connection was up would answer its first requests 503: give Redis
+  // a few seconds at start-up; after that, start anyway (not ready until it is reachable).
+  if (!(await state.waitUntilReady(STATE_STARTUP_WAIT_MS))) {
+    log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');
+  }
   const store = state.sessions;
   const policy = createAccessPolicy({
     tokens,
