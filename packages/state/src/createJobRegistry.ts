@@ -123,8 +123,9 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       // The record as it is now: the stop is asked for, not awaited (the job may run on another replica).
       return toStatus({ ...record, output: cutOutput(record.output, { tailLines: options.defaultTailLines }) });
     },
-    async dropOwner(owner) {
-      await store.dropOwner(owner);
+    dropOwner(owner) {
+      // Called as a session ends, with nobody to answer: a store that is away is reported, not thrown.
+      store.dropOwner(owner).catch(report);
     },
     get localRunning() {
       return local.size;

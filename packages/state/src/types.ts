@@ -168,8 +168,8 @@ export interface JobRegistry {
   status(owner: string, jobId: string, tailLines?: number): Promise<JobStatus>;
   /** Asks the replica running the job to stop it (a no-op once it ended); the status as it is now. */
   cancel(owner: string, jobId: string): Promise<JobStatus>;
-  /** Stops the owner's running jobs, wherever they run, and forgets all of its jobs. */
-  dropOwner(owner: string): Promise<void>;
+  /** Stops the owner's running jobs, wherever they run, and forgets all of its jobs; never throws (onError). */
+  dropOwner(owner: string): void;
   /** Jobs running on this replica. */
   readonly localRunning: number;
   /** Jobs running on every replica sharing the store. */

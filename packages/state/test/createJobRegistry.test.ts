@@ -226,8 +226,10 @@ for (const kind of ['memory', 'redis'] as const) {
       const other = await jobs.start('s2', request('wait.sh'));
       await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), { what: 'its pid' });
       const pid = printedPid((await jobs.status('s1', job_id)).stderr);
-      await jobs.dropOwner('s1');
-      expect(await codeOf(jobs.status('s1', job_id))).toBe('JOB_NOT_FOUND');
+      jobs.dropOwner('s1');
+      await waitFor(async () => (await codeOf(jobs.status('s1', job_id))) === 'JOB_NOT_FOUND', {
+        what: 'the job to be forgotten',
+      });
       await waitFor(() => !isAlive(pid), { what: 'the script to be gone' });
       await waitFor(() => jobs.localRunning === 1, { what: 'one job left here' });
       expect(await stateOf(jobs, 's2', other.job_id)).toBe('running');
