@@ -121,7 +121,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       const record = await store.cancel(owner, jobId);
       if (record === undefined) throw new StateError('JOB_NOT_FOUND', 'no such job');
       // The record as it is now: the stop is asked for, not awaited (the job may run on another replica).
-      return toStatus({ ...record, output: cutOutput(record.output, { tailLines: options.defaultTailLines }) });
+      return toStatus({
+        ...record,
+        output: cutOutput(record.output, { tailLines: options.defaultTailLines }),
+      });
     },
     dropOwner(owner) {
       // Called as a session ends, with nobody to answer: a store that is away is reported, not thrown.

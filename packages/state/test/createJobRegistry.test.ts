@@ -91,7 +91,8 @@ for (const kind of ['memory', 'redis'] as const) {
     return { jobs, runner: scripts, store };
   }
 
-  const stateOf = async (jobs: JobRegistry, owner: string, id: string) => (await jobs.status(owner, id)).state;
+  const stateOf = async (jobs: JobRegistry, owner: string, id: string) =>
+    (await jobs.status(owner, id)).state;
   const finished = (jobs: JobRegistry, owner: string, id: string) =>
     waitFor(async () => (await stateOf(jobs, owner, id)) !== 'running', { what: 'the job to end' });
   const codeOf = (promise: Promise<unknown>) =>
@@ -132,7 +133,10 @@ for (const kind of ['memory', 'redis'] as const) {
         stdout_truncated: false,
         stdout_bytes: 17,
       });
-      expect(await jobs.status('s1', job_id, 1)).toMatchObject({ stdout: 'second\n', stdout_truncated: true });
+      expect(await jobs.status('s1', job_id, 1)).toMatchObject({
+        stdout: 'second\n',
+        stdout_truncated: true,
+      });
     });
 
     it('reports a non-zero exit as exited with its exit code, and a timeout as timed_out', async () => {
@@ -152,7 +156,9 @@ for (const kind of ['memory', 'redis'] as const) {
     it('cancels a running job and kills its process group', async () => {
       const { jobs, runner } = await setup();
       const { job_id } = await jobs.start('s1', request('wait.sh'));
-      await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), { what: 'its pid' });
+      await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), {
+        what: 'its pid',
+      });
       const pid = printedPid((await jobs.status('s1', job_id)).stderr);
       const asked = await jobs.cancel('s1', job_id);
       expect(asked.state === 'cancelled' || asked.cancel_requested === true).toBe(true);
@@ -224,7 +230,9 @@ for (const kind of ['memory', 'redis'] as const) {
       const { jobs } = await setup();
       const { job_id } = await jobs.start('s1', request('wait.sh'));
       const other = await jobs.start('s2', request('wait.sh'));
-      await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), { what: 'its pid' });
+      await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), {
+        what: 'its pid',
+      });
       const pid = printedPid((await jobs.status('s1', job_id)).stderr);
       jobs.dropOwner('s1');
       await waitFor(async () => (await codeOf(jobs.status('s1', job_id))) === 'JOB_NOT_FOUND', {
@@ -238,7 +246,9 @@ for (const kind of ['memory', 'redis'] as const) {
     it('close() kills running jobs, records their end, and refuses new ones', async () => {
       const { jobs, runner, store } = await setup();
       const { job_id } = await jobs.start('s1', request('wait.sh'));
-      await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), { what: 'its pid' });
+      await waitFor(async () => (await jobs.status('s1', job_id)).stderr.includes('pid'), {
+        what: 'its pid',
+      });
       const pid = printedPid((await jobs.status('s1', job_id)).stderr);
       await jobs.close();
       expect(isAlive(pid)).toBe(false);
