@@ -144,7 +144,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     runner,
     jobs,
     policy,
-    disclosure: createDisclosurePolicy({ access: policy, store }),
+    disclosure: createDisclosurePolicy({
+      access: policy,
+      store,
+      maxInstructionsChars: config.skills.max_instructions_chars,
+    }),
     metrics: createMetrics(),
     log,
     inFlight: createInFlightCalls(),
