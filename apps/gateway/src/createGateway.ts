@@ -1,6 +1,6 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
-import { createJobRegistry, createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
-import { createStateBackend } from '@skillgate/state';
+import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
+import { createJobRegistry, createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
@@ -100,10 +100,6 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
     );
   }
-  const jobs = createJobRegistry(runner, {
-    ttlSeconds: config.jobs.ttl_seconds,
-    maxPerOwner: config.jobs.max_per_session,
-  });
   const catalogs = await createCatalogSource(config);
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
@@ -121,11 +117,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       maxPerPrincipal: config.sessions.max_per_principal,
       onExpire: (session) => {
         log.info({ session: session.id }, 'session expired');
-        void sessions?.close(session.id);
+        void sessions?.close(session.id, 'expired');
       },
       // A DELETE on any replica ends the session's copies on every replica (their GET streams end).
       onDeleted: (session) => {
-        void sessions?.close(session.id);
+        void sessions?.close(session.id, 'deleted');
       },
     },
     jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
@@ -138,6 +134,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');
   }
   const store = state.sessions;
+  const jobs = createJobRegistry({
+    runner,
+    store: state.jobs,
+    defaultTailLines: config.scripts.default_tail,
+    onError: (error) => log.warn({ err: error }, 'async job record not written'),
+  });
   const policy = createAccessPolicy({
     tokens,
     allowAnonymous: config.auth.allow_anonymous,
@@ -153,7 +155,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     runner,
     jobs,
     policy,
-    disclosure: createDisclosurePolicy({ access: policy, store }),
+    disclosure: createDisclosurePolicy({
+      access: policy,
+      store,
+      maxInstructionsChars: config.skills.max_instructions_chars,
+    }),
     metrics: createMetrics(),
     log,
     inFlight: createInFlightCalls(),

@@ -38,8 +38,11 @@ export interface LiveSessions {
    * no objects for it yet); refreshes its idle timer.
    */
   find(id: string, principal: Principal): Promise<LiveSession | undefined>;
-  /** The session ended elsewhere (expiry, a DELETE on another replica): closes the copy held here. */
-  close(id: string): Promise<void>;
+  /**
+   * The stored session ended (it expired, or a DELETE reached some replica): closes the copy held here. An
+   * expired session's jobs are dropped here; a deleted one's by the replica that took the DELETE.
+   */
+  close(id: string, why: 'expired' | 'deleted'): Promise<void>;
   /** Closes every copy held here, keeping the stored sessions (shutdown: another process takes them over). */
   closeAll(): Promise<void>;
   /** Every session held here (for reload notifications). */
@@ -54,6 +57,9 @@ export interface LiveSessionsOptions {
   readonly events: EventBus<StateEvent>;
 }
 
+/** Why this process closed a copy itself. */
+type Detach = 'expired' | 'deleted' | 'shutdown';
+
 /** The revision the SDK's Server answers an initialize with (the requested one if it speaks it, else its newest). */
 const negotiatedRevision = (requested: string): string =>
   SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : (SUPPORTED_PROTOCOL_VERSIONS[0] ?? requested);
@@ -63,15 +69,15 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
   const live = new Map<string, LiveSession>();
   // Rebuilds in progress, so that concurrent first requests for one session share one rebuild.
   const rebuilding = new Map<string, Promise<LiveSession | undefined>>();
-  // Copies this process closed itself, and why: a session that ended elsewhere (its stored record is already
-  // gone), or shutdown (the record stays, for the next process or another replica to take over).
-  const detached = new Map<string, 'ended' | 'shutdown'>();
+  // Copies this process closed itself, and why: a session that expired or was deleted (its stored record is
+  // already gone), or shutdown (the record stays, for the next process or another replica to take over).
+  const detached = new Map<string, Detach>();
 
   const forget = (record: SessionRecord): void => {
     if (!live.delete(record.id)) return;
     const reason = detached.get(record.id);
     detached.delete(record.id);
-    if (reason === 'shutdown') return;
+    if (reason === 'shutdown' || reason === 'deleted') return;
     if (reason === undefined) {
       // The transport closed on the client's DELETE: the session ends for every replica.
       runtime.store.delete(record.id).catch((error: unknown) => {
@@ -125,7 +131,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
     return session;
   };
 
-  const closeCopy = async (id: string, reason: 'ended' | 'shutdown'): Promise<void> => {
+  const closeCopy = async (id: string, reason: Detach): Promise<void> => {
     const session = live.get(id);
     if (session === undefined) return;
     detached.set(id, reason);
@@ -190,12 +196,12 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
       }
       if (session.principal.name !== principal.name) return undefined;
       if ((await runtime.store.get(id)) === undefined) {
-        await closeCopy(id, 'ended');
+        await closeCopy(id, 'expired');
         return undefined;
       }
       return session;
     },
-    close: (id) => closeCopy(id, 'ended'),
+    close: closeCopy,
     async closeAll() {
       await Promise.all([...live.keys()].map((id) => closeCopy(id, 'shutdown')));
     },
