@@ -12,6 +12,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Principal } from './accessPolicy.js';
+import { dropStalledReaders } from './connections/dropStalledReaders.js';
 import { limitConnections } from './connections/limitConnections.js';
 import { serverTimeouts } from './connections/serverTimeouts.js';
 import { GatewayError } from './gatewayError.js';
@@ -96,6 +97,18 @@ function isPlainList(outcome: InboundModernRoute, header: (name: string) => stri
   );
 }
 
+const BATCH_REFUSED = 'Invalid Request: JSON-RPC batches need a 2025-03-26 session';
+
+/**
+ * Whether a request could carry a batch the gateway accepts: only a 2025-03-26 session may, and clients
+ * of later revisions name theirs in MCP-Protocol-Version (the session's transport checks the rest).
+ */
+function mayHoldBatch(headers: FastifyRequest['headers']): boolean {
+  if (typeof headers['mcp-session-id'] !== 'string') return false;
+  const version = headers['mcp-protocol-version'];
+  return version === undefined || version === '2025-03-26';
+}
+
 /** The id of a JSON-RPC request body, echoed in error answers when it is a valid id. */
 const requestIdOf = (body: unknown): string | number | null => {
   const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
@@ -128,15 +141,23 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     maxPerAddress: config.server.trust_proxy ? 0 : config.server.max_connections_per_address,
     onRefused: (reason) => runtime.metrics.inc('skillgate_rejected_connections_total', { reason }),
   });
+  dropStalledReaders(app.server, {
+    sendTimeoutMs: config.server.send_timeout_seconds * 1000,
+    onDropped: () => runtime.metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
+  });
   app.decorateRequest('principal', null);
 
   // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
   app.removeAllContentTypeParsers();
   // JSON bodies are parsed here, once, with Fastify's body limit (the SDK's own limit is skipped when
   // it receives a parsed body). An empty body (a DELETE with a JSON content type) is allowed.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    // A batch that can only be refused is refused before it is parsed (docs/limits.md).
+    if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
+      return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
+    }
     try {
       done(null, JSON.parse(text));
     } catch (error) {
@@ -273,13 +294,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (body === undefined || body === null || typeof body !== 'object') {
       throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
     }
-    // Batches exist only in 2025-03-26 sessions; without a session there is nothing that may hold one.
-    if (Array.isArray(body)) {
-      throw new GatewayError(
-        'INVALID_REQUEST',
-        'Invalid Request: JSON-RPC batches need a 2025-03-26 session',
-      );
-    }
+    if (Array.isArray(body)) throw new GatewayError('INVALID_REQUEST', BATCH_REFUSED);
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;

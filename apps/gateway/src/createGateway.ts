@@ -1,6 +1,6 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
-import { createJobRegistry, createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
-import { createStateBackend } from '@skillgate/state';
+import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
+import { createJobRegistry, createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
@@ -99,10 +99,6 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
     );
   }
-  const jobs = createJobRegistry(runner, {
-    ttlSeconds: config.jobs.ttl_seconds,
-    maxPerOwner: config.jobs.max_per_session,
-  });
   const catalogs = await createCatalogSource(config);
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
@@ -128,6 +124,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     onError: (error) => log.warn({ err: error }, 'shared state error'),
   });
   const store = state.sessions;
+  const jobs = createJobRegistry({
+    runner,
+    store: state.jobs,
+    defaultTailLines: config.scripts.default_tail,
+    onError: (error) => log.warn({ err: error }, 'async job record not written'),
+  });
   const policy = createAccessPolicy({
     tokens,
     allowAnonymous: config.auth.allow_anonymous,
@@ -142,7 +144,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     runner,
     jobs,
     policy,
-    disclosure: createDisclosurePolicy({ access: policy, store }),
+    disclosure: createDisclosurePolicy({
+      access: policy,
+      store,
+      maxInstructionsChars: config.skills.max_instructions_chars,
+    }),
     metrics: createMetrics(),
     log,
     inFlight: createInFlightCalls(),

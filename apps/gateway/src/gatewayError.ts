@@ -14,6 +14,7 @@ export type GatewayErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'UNSUPPORTED_PROTOCOL_VERSION'
   | 'SHUTTING_DOWN'
+  | 'STATE_UNAVAILABLE'
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
   | 'INTERNAL';
@@ -40,6 +41,7 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32000 },
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpcCode: -32022 },
   SHUTTING_DOWN: { status: 503, rpcCode: -32000 },
+  STATE_UNAVAILABLE: { status: 503, rpcCode: -32000 },
   UNKNOWN_TOOL: { status: 200, rpcCode: -32602 },
   INVALID_ARGUMENTS: { status: 200, rpcCode: -32602 },
   INTERNAL: { status: 500, rpcCode: -32603 },

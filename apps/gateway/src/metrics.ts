@@ -41,7 +41,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_unlocks_total: 'First unlocks of a skill in a session.',
   skillgate_script_runs_total: 'Finished script runs by status.',
   skillgate_rejected_requests_total: 'HTTP requests rejected by reason.',
-  skillgate_rejected_connections_total: 'TCP connections closed on accept by reason (connection caps).',
+  skillgate_rejected_connections_total:
+    'TCP connections closed by reason: on accept (connection caps), or for output left unread.',
   skillgate_sessions_created_total: 'MCP sessions created.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
   skillgate_sessions_open: 'MCP sessions open now.',

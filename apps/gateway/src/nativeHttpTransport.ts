@@ -12,15 +12,19 @@ export interface SessionTransport extends Transport {
   handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
 }
 
-// One POST: its request ids, the responses gathered so far, and how the reply is being written.
+// One POST: its request ids, which of them are answered, and how the reply is being written.
 interface PostExchange {
   readonly res: ServerResponse;
   readonly ids: readonly RequestId[];
-  /** Responses gathered so far, already serialized. */
-  readonly responses: Map<RequestId, string>;
+  /** Ids answered so far. */
+  readonly responses: Set<RequestId>;
   /** `pending` until the first message: a lone response then goes out as plain JSON, anything else as SSE. */
   mode: 'pending' | 'sse' | 'done';
   readonly batch: boolean;
+  /** Bytes of responses sent on this exchange so far: a batch shares one response byte bound. */
+  bytes: number;
+  /** A batch's messages not yet handed to the Server: they run one at a time (see dispatchNext). */
+  readonly queue: JSONRPCMessage[];
 }
 
 const SSE_HEADERS = {
@@ -35,7 +39,10 @@ const KEEP_ALIVE_MS = 15_000;
 export interface NativeTransportLimits {
   /** Most messages in a JSON-RPC batch (only revision 2025-03-26 has batches). */
   readonly maxBatch: number;
-  /** Largest single response; a larger result is answered with an error instead. */
+  /**
+   * Largest response to one POST (a batch's answers together); a larger result is answered with an error
+   * instead. Also the most output a client may leave unread on one stream before it is closed.
+   */
   readonly maxResponseBytes: number;
 }
 
@@ -176,9 +183,11 @@ export class NativeHttpTransport implements SessionTransport {
     const exchange: PostExchange = {
       res,
       ids,
-      responses: new Map(),
+      responses: new Set(),
       mode: 'pending',
       batch,
+      bytes: 0,
+      queue: batch ? messages : [],
     };
     for (const id of exchange.ids) this.exchanges.set(id, exchange);
     // A client that hangs up loses its answers; nothing else may be written to its socket.
@@ -186,7 +195,23 @@ export class NativeHttpTransport implements SessionTransport {
       exchange.mode = 'done';
       for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
     });
-    for (const message of messages) this.onmessage?.(message);
+    if (batch) this.dispatchNext(exchange);
+    else for (const message of messages) this.onmessage?.(message);
+  }
+
+  /**
+   * Hands a batch's next messages to the Server, up to and including the next request. The batch runs one
+   * request at a time, each started on a later turn of the event loop, so a batch of heavy calls (16 reads
+   * of large files, 16 script runs) never lands on the event loop, or the script slots, all at once, and
+   * other clients' requests are served in between. A client that hangs up stops its batch.
+   */
+  private dispatchNext(exchange: PostExchange): void {
+    while (exchange.mode !== 'done') {
+      const message = exchange.queue.shift();
+      if (message === undefined) return;
+      this.onmessage?.(message);
+      if (isRequest(message)) return;
+    }
   }
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
@@ -202,7 +227,7 @@ export class NativeHttpTransport implements SessionTransport {
     res.flushHeaders();
     this.standalone = res;
     // Comments keep proxies from closing an idle stream.
-    this.keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+    this.keepAlive = setInterval(() => this.write(res, ': keepalive\n\n'), KEEP_ALIVE_MS);
     this.keepAlive.unref();
     res.on('close', () => {
       if (this.standalone !== res) return;
@@ -215,50 +240,66 @@ export class NativeHttpTransport implements SessionTransport {
     const response = isResponse(message);
     // The first response of a session is the initialize result: it names the negotiated revision.
     if (response && this.revision === undefined) this.noteRevision(message);
-    // Serialized once: the size bound, SSE and plain JSON all use this string.
-    const json = this.bounded(message);
     const relatedId = response ? message.id : options?.relatedRequestId;
+    const exchange = relatedId === undefined ? undefined : this.exchanges.get(relatedId);
+    // Serialized once: the size bound, SSE and plain JSON all use this string.
+    const json = this.bounded(message, exchange?.bytes ?? 0);
     if (relatedId === undefined) {
       // Unrelated server messages go on the GET stream; without one they have nowhere to go.
-      this.standalone?.write(sseEvent(json));
+      if (this.standalone !== undefined) this.write(this.standalone, sseEvent(json));
       return;
     }
-    const exchange = this.exchanges.get(relatedId);
     if (exchange === undefined || exchange.mode === 'done') return;
+    if (exchange.batch) exchange.bytes += Buffer.byteLength(json);
+    // A batch streams each answer as it is ready: no answer waits for, or is joined with, the others.
+    if (!response || exchange.batch) this.toSse(exchange);
     if (!response) {
-      this.toSse(exchange);
-      exchange.res.write(sseEvent(json));
+      this.write(exchange.res, sseEvent(json));
       return;
     }
-    exchange.responses.set(relatedId, json);
-    if (exchange.mode === 'sse') exchange.res.write(sseEvent(json));
-    if (exchange.ids.some((id) => !exchange.responses.has(id))) return;
+    exchange.responses.add(relatedId);
+    if (exchange.mode === 'sse') this.write(exchange.res, sseEvent(json));
+    if (exchange.ids.some((id) => !exchange.responses.has(id))) {
+      if (exchange.batch) setImmediate(() => this.dispatchNext(exchange));
+      return;
+    }
     for (const id of exchange.ids) this.exchanges.delete(id);
     if (exchange.mode === 'sse') {
       exchange.res.end();
     } else {
-      const payload = exchange.batch
-        ? `[${exchange.ids.map((id) => exchange.responses.get(id)).join(',')}]`
-        : json;
       exchange.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId });
-      exchange.res.end(payload);
+      exchange.res.end(json);
     }
     exchange.mode = 'done';
   }
 
-  /** The message as JSON; a result over the byte bound becomes an error, so no answer can exhaust memory. */
-  private bounded(message: JSONRPCMessage): string {
+  /**
+   * Writes to a stream the client may not be reading: output left unread past the byte bound closes the
+   * stream, so a client that stops reading holds at most that much memory.
+   */
+  private write(res: ServerResponse, chunk: string): void {
+    if (res.destroyed) return;
+    res.write(chunk);
+    if (res.writableLength > this.limits.maxResponseBytes) res.destroy();
+  }
+
+  /**
+   * The message as JSON; a result that would take the POST's answers past the byte bound becomes an
+   * error, so no answer (or batch of answers) can exhaust memory.
+   */
+  private bounded(message: JSONRPCMessage, sentBefore: number): string {
     const json = JSON.stringify(message);
+    const budget = this.limits.maxResponseBytes - sentBefore;
     // Bytes are at least the string length: only long strings need the exact count.
-    if (json.length * 3 <= this.limits.maxResponseBytes || !isResponse(message)) return json;
+    if (json.length * 3 <= budget || !isResponse(message)) return json;
     const bytes = Buffer.byteLength(json);
-    if (bytes <= this.limits.maxResponseBytes) return json;
+    if (bytes <= budget) return json;
     return JSON.stringify({
       jsonrpc: '2.0',
       id: message.id,
       error: {
         code: -32603,
-        message: `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes})`,
+        message: `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes}${sentBefore > 0 ? ` for the whole batch, ${sentBefore} already sent` : ''})`,
         data: { reason: 'RESPONSE_TOO_LARGE' },
       },
     });
@@ -273,8 +314,6 @@ export class NativeHttpTransport implements SessionTransport {
     if (exchange.mode !== 'pending') return;
     exchange.mode = 'sse';
     exchange.res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
-    // Responses already gathered for a batch go out first, in order.
-    for (const response of exchange.responses.values()) exchange.res.write(sseEvent(response));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { SkillgateConfig } from '@skillgate/config';
-import type { JobRegistry, ScriptRunner } from '@skillgate/runner';
+import type { ScriptRunner } from '@skillgate/runner';
 import type { SessionStore } from '@skillgate/sessions';
+import type { JobRegistry } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccessPolicy } from './accessPolicy.js';
 import type { CatalogSource } from './catalogSource.js';
@@ -14,6 +15,7 @@ export interface GatewayRuntime {
   readonly catalogs: CatalogSource;
   readonly store: SessionStore;
   readonly runner: ScriptRunner;
+  /** Async jobs, recorded in the state backend's job store (shared by replicas with Redis). */
   readonly jobs: JobRegistry;
   readonly policy: AccessPolicy;
   /** Who sees and may call what, in both eras. */

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { RunnerError, type RunProgress, type RunRequest } from '@skillgate/runner';
 import type { Catalog, CatalogSkill, RunInput, SkillFile, ToolKind, ToolTarget } from '@skillgate/skills';
+import { type JobStatus, StateError } from '@skillgate/state';
 import type { z } from 'zod';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
@@ -105,11 +106,11 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   },
   async get_async_status(call, _target, args) {
     const input = parseArguments(inputs(call).jobStatus, call.name, args);
-    return jobResult(call, () => call.runtime.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
+    return jobResult(call, call.runtime.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
   },
   async cancel_async(call, _target, args) {
     const input = parseArguments(inputs(call).jobCancel, call.name, args);
-    return jobResult(call, () => call.runtime.jobs.cancel(call.audience.scopeKey, input.job_id));
+    return jobResult(call, call.runtime.jobs.cancel(call.audience.scopeKey, input.job_id));
   },
   async load_skill(call, _target, args) {
     const input = parseArguments(inputs(call).loadSkill, call.name, args);
@@ -268,25 +269,40 @@ async function startJob(
       structuredContent: { job_id, state: 'running' },
     };
   } catch (error) {
-    return runnerFailure(error);
+    return jobFailure(error);
   }
 }
 
-async function jobResult(
-  call: Call,
-  read: () => ReturnType<GatewayRuntime['jobs']['status']>,
-): Promise<CallToolResult> {
+async function jobResult(call: Call, read: Promise<JobStatus>): Promise<CallToolResult> {
   try {
-    const status = read();
+    const status = await read;
     return {
       content: [{ type: 'text', text: JSON.stringify(status, null, 2) }],
       structuredContent: { ...status },
     };
   } catch (error) {
-    if (error instanceof RunnerError && error.code === 'JOB_NOT_FOUND') {
+    if (error instanceof StateError && error.code === 'JOB_NOT_FOUND') {
       const owner = call.audience.scopeKey.startsWith('principal:') ? 'principal' : 'session';
       return toolError(`No job with that id in this ${owner}.`);
     }
-    return runnerFailure(error);
+    return jobFailure(error);
   }
+}
+
+/**
+ * A job that could not be started or read: the running cap is a tool result the model can act on; a shared
+ * store that is away (or closed by a shutdown) is a JSON-RPC error, as it would be for any other request.
+ */
+function jobFailure(error: unknown): CallToolResult {
+  if (!(error instanceof StateError)) return runnerFailure(error);
+  if (error.code === 'JOB_LIMIT') return toolError(`Script not run (JOB_LIMIT): ${error.message}`);
+  if (error.code === 'STATE_UNAVAILABLE') {
+    throw new GatewayError('STATE_UNAVAILABLE', 'Shared state is unavailable; try again shortly', {
+      cause: error,
+    });
+  }
+  if (error.code === 'STATE_CLOSED') {
+    throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', { cause: error });
+  }
+  throw error;
 }

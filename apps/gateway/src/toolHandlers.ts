@@ -60,7 +60,7 @@ export function registerToolHandlers(
       return done.result;
     } catch (error) {
       if (error instanceof GatewayError) {
-        outcome = error.code === 'UNKNOWN_TOOL' ? 'unknown_tool' : 'invalid_arguments';
+        outcome = error.code.toLowerCase();
         if (error.code === 'UNKNOWN_TOOL') kind = 'unknown';
         throw new ProtocolError(error.rpcCode, error.message, { reason: error.code });
       }

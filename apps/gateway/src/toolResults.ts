@@ -1,11 +1,19 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { RunResult } from '@skillgate/runner';
+import type { LimitName, RunResult } from '@skillgate/runner';
 import { type BoundedRead, readBounded, type SkillFile, SkillsError, skillUri } from '@skillgate/skills';
 
 /** A tool result that reports a failure the model can act on (DESIGN §4, STYLE rule 4). */
 export function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
+
+/** The config key of each limit a run can hit (docs/sandbox.md). */
+const LIMIT_KEYS: Readonly<Record<LimitName, string>> = {
+  memory: 'memory_mb',
+  processes: 'processes',
+  file_bytes: 'file_bytes',
+  cpu_seconds: 'cpu_seconds',
+};
 
 /** Renders a finished run as text plus structuredContent; isError on non-zero exit or timeout. */
 export function runResultToTool(result: RunResult): CallToolResult {
@@ -14,9 +22,14 @@ export function runResultToTool(result: RunResult): CallToolResult {
     : result.signal !== null
       ? `killed by ${result.signal} after ${result.duration_ms} ms`
       : `exit code ${result.exit_code} in ${result.duration_ms} ms`;
+  // The model reads the text, not structuredContent: name the limit so it does not retry the same run.
+  const limit =
+    result.limit_exceeded === undefined
+      ? ''
+      : `; stopped by the scripts.limits.${LIMIT_KEYS[result.limit_exceeded]} limit`;
   const section = (name: string, text: string, truncated: boolean, bytes: number): string =>
     `--- ${name}${truncated ? ` (last part of ${bytes} bytes)` : ''} ---\n${text}`;
-  const parts = [status];
+  const parts = [status + limit];
   if (result.stdout !== '' || result.stdout_truncated)
     parts.push(section('stdout', result.stdout, result.stdout_truncated, result.stdout_bytes));
   if (result.stderr !== '' || result.stderr_truncated)

@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPT, openSession } from './helpers/rawHttp.js';
@@ -249,5 +253,84 @@ describe('connections are capped per client address and in all', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('a client that stops reading', () => {
+  let gw: TestGateway;
+  let skills: string;
+  beforeAll(async () => {
+    // A 5 MB asset answers with ~6.7 MB of base64: more than the kernel's socket buffers take on loopback.
+    skills = await mkdtemp(join(tmpdir(), 'skillgate-unread-'));
+    const skill = join(skills, 'bulky');
+    await mkdir(join(skill, 'assets'), { recursive: true });
+    await writeFile(
+      join(skill, 'SKILL.md'),
+      '---\nname: bulky\ndescription: One large asset.\n---\nRead it.\n',
+    );
+    await writeFile(join(skill, 'assets', 'blob.bin'), randomBytes(5_000_000));
+    gw = await startTestGateway({ skills: { roots: [skills] }, server: { send_timeout_seconds: 1 } });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await rm(skills, { recursive: true, force: true });
+  });
+
+  const readBlob = () =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'skill_bulky_read_blob_bin', arguments: {} },
+    });
+
+  it('loses its connection after server.send_timeout_seconds, while a reading client gets the whole answer', async () => {
+    const session = await openSession(gw.url);
+    const unlock = await fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': session },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'skill_bulky_get_info', arguments: {} },
+      }),
+    });
+    await unlock.text();
+    const { hostname, port } = new URL(gw.base);
+    const body = readBlob();
+    const stalled = connect({ host: hostname, port: Number(port) });
+    sockets.push(stalled);
+    // No 'data' listener and paused: the socket reads nothing once node's small read buffer is full.
+    stalled.pause();
+    let closed = false;
+    stalled.on('error', () => {});
+    stalled.on('close', () => {
+      closed = true;
+    });
+    stalled.write(
+      `POST ${gw.url.pathname} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+        `Accept: ${ACCEPT}\r\nMcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // The same answer to a client that reads: all of it arrives.
+    const reading = await fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': session },
+      body: body.replace('"id":7', '"id":8'),
+    });
+    expect(reading.status).toBe(200);
+    expect((await reading.text()).length).toBeGreaterThan(6_600_000);
+    await waitFor(
+      async () => (await metric(gw, 'skillgate_rejected_connections_total{reason="unread_output"}')) === 1,
+      { what: 'the stalled connection to be dropped', timeoutMs: 15_000 },
+    );
+    // A paused socket notices the close only once it reads again: then it ends, short of the answer.
+    let received = 0;
+    stalled.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    stalled.resume();
+    await waitFor(() => closed, { what: 'the stalled client to see the close' });
+    expect(received).toBeLessThan(6_600_000);
   });
 });

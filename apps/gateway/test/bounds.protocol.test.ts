@@ -109,3 +109,85 @@ describe('response size bound', () => {
     expect(last).toMatchObject({ id: 1, error: { code: -32603, data: { reason: 'RESPONSE_TOO_LARGE' } } });
   });
 });
+
+describe('batch bounds', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    // Reads are cut to 30,000 bytes, so two fit the 65,536-byte bound and a third does not.
+    gw = await startTestGateway({
+      server: { max_response_bytes: 65_536 },
+      resources: { max_text_bytes: 30_000 },
+    });
+  });
+  afterAll(async () => gw.close());
+
+  it('refuses a batch without a session before parsing it', async () => {
+    // Not even valid JSON: only a refusal that never parses answers -32600 rather than -32700.
+    const response = await post(gw.url, '[{"jsonrpc":"2.0","id":1,"method":"ping"}, {"broken');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('2025-03-26') },
+    });
+    const modern = await post(gw.url, '[{"broken', {
+      'mcp-session-id': 'x',
+      'mcp-protocol-version': '2025-11-25',
+    });
+    expect(await modern.json()).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it('streams the answers of a batch and bounds them together', async () => {
+    const init = await post(gw.url, {
+      ...initializeBody(),
+      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
+    });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    const call = (id: number, name: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: {} },
+    });
+    const unlock = await post(gw.url, call(0, 'skill_gateway-probe_get_info'), { 'mcp-session-id': session });
+    await unlock.text();
+    const reads = [1, 2, 3, 4].map((id) => call(id, 'skill_gateway-probe_read_big_txt'));
+    const response = await post(gw.url, reads, { 'mcp-session-id': session });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const messages = await messagesOf(response);
+    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
+    const answered = messages.filter((m) => 'result' in m);
+    const refused = messages.filter((m) => 'error' in m);
+    expect(answered).toHaveLength(2);
+    for (const m of refused) {
+      expect(m).toMatchObject({ error: { code: -32603, data: { reason: 'RESPONSE_TOO_LARGE' } } });
+      expect((m.error as { message: string }).message).toContain('whole batch');
+    }
+  });
+
+  it("runs a batch's requests one at a time, in order, so a heavy batch never lands all at once", async () => {
+    const init = await post(gw.url, {
+      ...initializeBody(),
+      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
+    });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    const headers = { 'mcp-session-id': session };
+    const unlock = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'skill_gateway-probe_get_info' } },
+      headers,
+    );
+    await unlock.text();
+    // Run concurrently, the ping would be answered while the script still runs.
+    const slow = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'skill_gateway-probe_run_slow_py', arguments: { args: ['--seconds', '0.3'] } },
+    };
+    const response = await post(gw.url, [slow, { jsonrpc: '2.0', id: 2, method: 'ping' }], headers);
+    const messages = await messagesOf(response);
+    expect(messages.map((m) => m.id)).toEqual([1, 2]);
+    expect(messages[0]).toMatchObject({ result: { isError: false } });
+  });
+});

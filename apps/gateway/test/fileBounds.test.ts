@@ -146,4 +146,31 @@ describe('bounded file reads through the gateway', () => {
       expect.objectContaining({ code: 'SKILL_MD_TOO_LARGE', file: join(root, 'huge', 'SKILL.md') }),
     );
   });
+
+  it('1,000 skills with long descriptions: initialize instructions stay within skills.max_instructions_chars', async () => {
+    const files: Record<string, string> = {};
+    const long = 'Handles one very specific kind of document in great detail. '.repeat(15);
+    for (let i = 0; i < 1000; i++) {
+      const name = `s${String(i).padStart(4, '0')}`;
+      files[`${name}/SKILL.md`] = `---\nname: ${name}\ndescription: ${long}\n---\n# ${name}\n`;
+    }
+    const root = await skillRoot(files);
+    // The default budget, then a tighter one: both hold, and every skill stays reachable by its tool.
+    for (const budget of [undefined, 4096]) {
+      const server = await startTestGateway({
+        skills: { roots: [root], ...(budget === undefined ? {} : { max_instructions_chars: budget }) },
+      });
+      try {
+        const client = await connectClient(server.url);
+        const instructions = client.client.getInstructions() ?? '';
+        const summary = instructions.slice(instructions.indexOf('<available_skills>'));
+        expect(summary.length).toBeLessThanOrEqual(budget ?? 16_384);
+        expect(summary).toMatch(/<note>\d+ more skills/);
+        expect((await client.client.listTools()).tools).toHaveLength(1000);
+        await client.close();
+      } finally {
+        await server.close();
+      }
+    }
+  });
 });

@@ -31,6 +31,8 @@ interface Result {
   stdout: string;
   stderr: string;
   limit_exceeded?: string;
+  /** The first line of the text content: what the model reads about how the run ended. */
+  status: string;
 }
 
 interface Running {
@@ -60,7 +62,8 @@ async function gateway(scripts: Record<string, unknown>, async = false): Promise
     async run(script, ...args) {
       const name = `skill_${SKILL}_run_${script.replace('.', '_')}`;
       const result = await client.client.callTool({ name, arguments: { args } });
-      return result.structuredContent as unknown as Result;
+      const text = (result.content as { type: string; text?: string }[])[0]?.text ?? '';
+      return { ...(result.structuredContent as object), status: text.split('\n')[0] ?? '' } as Result;
     },
   };
   open.push(running);
@@ -200,6 +203,7 @@ describe('limits (scripts.limits)', () => {
   it('ends an allocation past memory_mb with MemoryError, reported as the memory limit', async () => {
     const inside = await limited.run('alloc.py', '256');
     expect(inside).toMatchObject({ exit_code: 1, limit_exceeded: 'memory' });
+    expect(inside.status).toMatch(/^exit code 1 in \d+ ms; stopped by the scripts\.limits\.memory_mb limit$/);
     expect(inside.stderr).toContain('MemoryError');
     expect(await bare.run('alloc.py', '256')).toMatchObject({ exit_code: 0, stdout: 'ALLOCATED\n' });
   });
@@ -220,6 +224,8 @@ describe('limits (scripts.limits)', () => {
   it('ends a run past cpu_seconds with SIGXCPU', async () => {
     const inside = await limited.run('spin.py', '3');
     expect(inside).toMatchObject({ exit_code: null, signal: 'SIGXCPU', limit_exceeded: 'cpu_seconds' });
+    expect(inside.status).toContain('killed by SIGXCPU');
+    expect(inside.status).toContain('scripts.limits.cpu_seconds limit');
     expect(await bare.run('spin.py', '1.5')).toMatchObject({ exit_code: 0, stdout: 'SPUN\n' });
   });
 });

@@ -73,6 +73,9 @@ const serverFields = z.strictObject({
     .describe(
       "Idle time a kept-alive connection waits for its next request; keep it above a proxy's idle timeout.",
     ),
+  send_timeout_seconds: seconds(3600)
+    .default(30)
+    .describe('Time output may wait unread (the client stopped reading) before its connection is closed.'),
   max_connections: count()
     .max(1_000_000)
     .default(10_000)
@@ -147,6 +150,11 @@ const skillsSchema = z.strictObject({
     .default(MAX_DESCRIPTION_CHARS)
     .describe(
       'Longest skill description served (the specification allows 1024); a longer one is cut in lenient mode, refused in strict.',
+    ),
+  max_instructions_chars: count(1024)
+    .default(16_384)
+    .describe(
+      'Budget of the skill summary in the initialize instructions: past it descriptions, then skills, are left out with a note.',
     ),
 });
 

@@ -36,6 +36,7 @@ describe('loadConfig from a file', () => {
         headers_timeout_seconds: 5,
         request_timeout_seconds: 20,
         keep_alive_timeout_seconds: 65,
+        send_timeout_seconds: 45,
         max_connections: 500,
         max_connections_per_address: 32,
         transport: 'sdk',
@@ -50,6 +51,7 @@ describe('loadConfig from a file', () => {
         watch_debounce_ms: 50,
         max_skill_md_bytes: 65_536,
         max_description_chars: 512,
+        max_instructions_chars: 8192,
       },
       tools: { max_name_length: 60, list_ttl_ms: 5000 },
       scripts: {

@@ -35,6 +35,7 @@ describe('parseConfig defaults', () => {
         headers_timeout_seconds: 10,
         request_timeout_seconds: 30,
         keep_alive_timeout_seconds: 72,
+        send_timeout_seconds: 30,
         max_connections: 10_000,
         max_connections_per_address: 128,
         transport: 'native',
@@ -49,6 +50,7 @@ describe('parseConfig defaults', () => {
         watch_debounce_ms: 300,
         max_skill_md_bytes: 262_144,
         max_description_chars: 1024,
+        max_instructions_chars: 16_384,
       },
       tools: { max_name_length: 48, list_ttl_ms: 60_000 },
       scripts: {

@@ -6,8 +6,6 @@ export type RunnerErrorCode =
   | 'RUNNER_INPUT_TOO_LARGE' // stdin or args over their caps
   | 'RUNNER_CLOSED' // the runner is shutting down
   | 'RUNNER_ABORTED' // the request's signal aborted before the script was spawned (while queued)
-  | 'JOB_NOT_FOUND' // unknown job id, or a job of another owner
-  | 'JOB_LIMIT' // the owner already has jobs.max_per_session live jobs
   | 'SANDBOX_UNAVAILABLE'; // scripts.sandbox is bwrap and bubblewrap does not work on this host
 
 /** `scripts.sandbox`: bubblewrap when it works (auto), always (bwrap, else refuse to start) or never (off). */
@@ -130,30 +128,6 @@ export interface RunResult extends ScriptOutput {
   readonly limit_exceeded?: LimitName;
 }
 
-/** State of an async job. */
-export type JobState = 'running' | 'exited' | 'timed_out' | 'cancelled' | 'failed';
-
-/** What skill_get_async_status returns: the output so far, with the same caps and flags as a RunResult. */
-export interface JobStatus extends ScriptOutput {
-  readonly job_id: string;
-  readonly state: JobState;
-  readonly skill: string;
-  readonly script: string;
-  readonly exit_code: number | null;
-  readonly signal: string | null;
-  readonly duration_ms: number;
-  /** Reason of a `failed` job (spawn failure). */
-  readonly error?: string;
-  /** Set when the job hit one of `scripts.limits` and the runner can tell which. */
-  readonly limit_exceeded?: LimitName;
-}
-
-/** Options of the async job registry, from the `jobs` config section. */
-export interface JobRegistryOptions {
-  readonly ttlSeconds: number;
-  readonly maxPerOwner: number;
-}
-
 /** Output of a script so far: the kept tail of each stream, its flags and total byte counts. */
 export interface ScriptOutput {
   readonly stdout: string;
@@ -194,21 +168,5 @@ export interface ScriptRunner {
   /** How scripts are isolated; undefined until ready() resolved. */
   readonly isolation: IsolationReport | undefined;
   /** Rejects queued runs with RUNNER_CLOSED and kills every running script, resolving when they are gone. */
-  close(): Promise<void>;
-}
-
-/** Async jobs of many owners (sessions or principals); an owner only ever sees its own jobs. */
-export interface JobRegistry {
-  /** Starts a job for `owner`; a spawn failure still yields a job, in state `failed`. */
-  start(owner: string, req: RunRequest): Promise<{ job_id: string }>;
-  /** State and output so far; JOB_NOT_FOUND for an unknown, expired or foreign job. */
-  status(owner: string, jobId: string, tailLines?: number): JobStatus;
-  /** Cancels a running job (a no-op on a finished one) and returns its status. */
-  cancel(owner: string, jobId: string): JobStatus;
-  /** Cancels the owner's running jobs and forgets all of its jobs. */
-  dropOwner(owner: string): void;
-  /** Jobs held, running and finished. */
-  readonly size: number;
-  /** Stops the sweep timer, cancels running jobs and resolves when they are gone. */
   close(): Promise<void>;
 }

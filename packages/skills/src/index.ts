@@ -9,7 +9,7 @@ export { fileToolSuffix } from './fileToolSuffix.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './loadSkills.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './parseSkillMd.js';
 export { type BoundedRead, type ReadBoundedOptions, readBounded } from './readBounded.js';
-export { renderSummary } from './renderSummary.js';
+export { renderSummary, type SummaryOptions } from './renderSummary.js';
 export { sanitizeName } from './sanitizeName.js';
 export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
 export { SkillsError } from './skillsError.js';

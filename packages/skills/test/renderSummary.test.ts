@@ -78,3 +78,58 @@ describe('renderSummary without tool names', () => {
     }
   });
 });
+
+describe('renderSummary within an instructions budget', () => {
+  const many = (): CatalogSkill[] => {
+    const skills = Array.from({ length: 200 }, (_, i) =>
+      makeSkill(
+        `skill-${String(i).padStart(3, '0')}`,
+        [],
+        `Does task number ${i} ${'with detail '.repeat(8)}`,
+      ),
+    );
+    return [
+      ...createCatalog(skills, {
+        maxNameLength: 48,
+        asyncEnabled: false,
+        maxTimeoutSeconds: 5,
+      }).skills.values(),
+    ];
+  };
+
+  it('is the whole summary when it fits', () => {
+    const list = many();
+    const whole = renderSummary(list, 'xml');
+    expect(renderSummary(list, 'xml', { maxChars: whole.length })).toBe(whole);
+  });
+
+  it('drops descriptions first, naming every skill, with a note', () => {
+    const list = many();
+    const whole = renderSummary(list, 'xml');
+    const fitted = renderSummary(list, 'xml', { maxChars: Math.floor(whole.length / 2) });
+    expect(fitted).not.toContain('<description>');
+    expect(fitted.match(/<skill>/g)).toHaveLength(200);
+    expect(fitted).toContain('<note>Descriptions left out');
+    expect(fitted.length).toBeLessThanOrEqual(whole.length / 2);
+  });
+
+  it('then keeps the first skills that fit and says how many are left out, never passing the budget', () => {
+    const list = many();
+    for (const maxChars of [300, 1024, 2048, 4096, 6000]) {
+      const fitted = renderSummary(list, 'xml', { maxChars });
+      expect(fitted.length).toBeLessThanOrEqual(maxChars);
+      const shown = fitted.match(/<skill>/g)?.length ?? 0;
+      expect(fitted).toContain(`<note>${200 - shown} more skills`);
+      expect(fitted).toContain('get_info tool in tools/list');
+      // In catalog order: the first `shown` skills.
+      if (shown > 0) expect(fitted).toContain(`<name>skill-${String(shown - 1).padStart(3, '0')}</name>`);
+      expect(fitted).not.toContain(`<name>skill-${String(shown).padStart(3, '0')}</name>`);
+    }
+  });
+
+  it("points universal sessions, which have no get_info tools, at load_skill's description", () => {
+    const fitted = renderSummary(many(), 'xml', { tools: false, maxChars: 2048 });
+    expect(fitted).not.toContain('<tool>');
+    expect(fitted).toContain("load_skill's description");
+  });
+});

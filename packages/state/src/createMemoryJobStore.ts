@@ -112,6 +112,7 @@ export function createMemoryJobStore(options: JobStoreOptions): JobStore {
         updatedAt: now,
         endedAt: now,
         ...(end.error === undefined ? {} : { error: end.error }),
+        ...(end.limitExceeded === undefined ? {} : { limitExceeded: end.limitExceeded }),
       });
     },
     async get(owner, id, tailLines) {
@@ -141,6 +142,12 @@ export function createMemoryJobStore(options: JobStoreOptions): JobStore {
         if (job !== undefined) requestCancel(job);
         remove(id);
       }
+    },
+    async countRunning() {
+      ensureOpen();
+      let running = 0;
+      for (const job of jobs.values()) if (job.state === 'running') running++;
+      return running;
     },
     async close() {
       closed = true;

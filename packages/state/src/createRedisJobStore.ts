@@ -15,16 +15,21 @@ export interface RedisJobStoreOptions extends JobStoreOptions {
   readonly heartbeatTtlMs?: number;
 }
 
+// Sorted set of the ids of running jobs (score: start time), for the running count across replicas.
+const RUNNING_INDEX = 'running-jobs';
+
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-// Marks a running job lost when its replica's heartbeat key is gone. Needs: jk (job key), prefix, ttl, now.
+// Marks a running job lost when its replica's heartbeat key is gone. Needs: jid (job id), prefix, ttl, now.
 const LOST_CHECK = `
-local function checkLost(jk, prefix, ttl, now)
+local function checkLost(jid, prefix, ttl, now)
+  local jk = prefix .. 'job:' .. jid
   local f = redis.call('HMGET', jk, 'state', 'replica')
   if f[1] == 'running' and redis.call('EXISTS', prefix .. 'replica:' .. f[2]) == 0 then
     redis.call('HSET', jk, 'state', 'lost', 'endedAt', now,
       'error', 'the replica running the job (' .. f[2] .. ') stopped answering; its outcome is unknown')
     redis.call('PEXPIRE', jk, ttl)
+    redis.call('ZREM', prefix .. '${RUNNING_INDEX}', jid)
     return 'lost'
   end
   return f[1]
@@ -38,7 +43,7 @@ local running = 0
 local finished = {}
 for _, jid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local jk = ARGV[1] .. 'job:' .. jid
-  local state = checkLost(jk, ARGV[1], ARGV[8], now)
+  local state = checkLost(jid, ARGV[1], ARGV[8], now)
   if not state then
     redis.call('ZREM', KEYS[1], jid)
   elseif state == 'running' then
@@ -62,9 +67,11 @@ redis.call('HSET', KEYS[2], 'owner', ARGV[3], 'skill', ARGV[4], 'script', ARGV[5
 redis.call('PEXPIRE', KEYS[2], ARGV[8])
 redis.call('ZADD', KEYS[1], ARGV[6], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
+redis.call('ZADD', ARGV[1] .. '${RUNNING_INDEX}', ARGV[6], ARGV[2])
 return 0`);
 
-// KEYS: job key; ARGV: prefix, replica, output (or ''), ttl. Returns 1 when a cancel was asked (or the job is gone).
+// KEYS: job key; ARGV: prefix, replica, output (or ''), ttl, id. Returns 1 when a cancel was asked (or the job
+// is gone).
 // A job reported lost while its replica was cut off from Redis comes back to life when that replica reports.
 const PROGRESS = redisScript(`${NOW}
 local f = redis.call('HMGET', KEYS[1], 'state', 'replica', 'owner', 'cancel', 'startedAt')
@@ -75,24 +82,26 @@ if f[1] == 'running' or f[1] == 'lost' then
   if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'output', ARGV[3]) end
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
   redis.call('PEXPIRE', ARGV[1] .. 'jobs:' .. f[3], ARGV[4])
+  redis.call('ZADD', ARGV[1] .. '${RUNNING_INDEX}', f[5], ARGV[5])
 end
 if f[4] == '1' then return 1 end
 return 0`);
 
-// KEYS: job key; ARGV: prefix, replica, state, exit code, signal, duration, output, error, ttl.
+// KEYS: job key; ARGV: prefix, replica, state, exit code, signal, duration, output, error, ttl, id, limit.
 const FINISH = redisScript(`${NOW}
 local f = redis.call('HMGET', KEYS[1], 'state', 'replica', 'owner')
 if not f[1] or f[2] ~= ARGV[2] or (f[1] ~= 'running' and f[1] ~= 'lost') then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[3], 'exitCode', ARGV[4], 'signal', ARGV[5], 'durationMs', ARGV[6],
-  'output', ARGV[7], 'error', ARGV[8], 'updatedAt', now, 'endedAt', now)
+  'output', ARGV[7], 'error', ARGV[8], 'limit', ARGV[11], 'updatedAt', now, 'endedAt', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[9])
 redis.call('PEXPIRE', ARGV[1] .. 'jobs:' .. f[3], ARGV[9])
+redis.call('ZREM', ARGV[1] .. '${RUNNING_INDEX}', ARGV[10])
 return 1`);
 
-// KEYS: job key; ARGV: prefix, owner, ttl, cancel ('1' to ask for a cancel). Returns the hash, or false.
+// KEYS: job key; ARGV: prefix, owner, ttl, cancel ('1' to ask for a cancel), id. Returns the hash, or false.
 const READ = redisScript(`${NOW}${LOST_CHECK}
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return false end
-local state = checkLost(KEYS[1], ARGV[1], ARGV[3], now)
+local state = checkLost(ARGV[5], ARGV[1], ARGV[3], now)
 if ARGV[4] == '1' and state == 'running' then redis.call('HSET', KEYS[1], 'cancel', '1') end
 return redis.call('HGETALL', KEYS[1])`);
 
@@ -107,9 +116,23 @@ for _, jid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     table.insert(out, f[2])
   end
   redis.call('DEL', jk)
+  redis.call('ZREM', ARGV[1] .. '${RUNNING_INDEX}', jid)
 end
 redis.call('DEL', KEYS[1])
 return out`);
+
+// ARGV: prefix, ttl. Counts running jobs, marking those of dead replicas lost and dropping ended or gone ones.
+const COUNT = redisScript(`${NOW}${LOST_CHECK}
+local index = ARGV[1] .. '${RUNNING_INDEX}'
+local running = 0
+for _, jid in ipairs(redis.call('ZRANGE', index, 0, -1)) do
+  if checkLost(jid, ARGV[1], ARGV[2], now) == 'running' then
+    running = running + 1
+  else
+    redis.call('ZREM', index, jid)
+  end
+end
+return running`);
 
 const CANCEL_CHANNEL = 'jobs:cancel';
 
@@ -169,7 +192,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
 
   const read = async (owner: string, id: string, cancel: boolean): Promise<JobRecord | undefined> => {
     ensureOpen();
-    const flat = await connection.script(READ, [jobKey(id)], [prefix, owner, ttl, cancel ? '1' : '0']);
+    const flat = await connection.script(READ, [jobKey(id)], [prefix, owner, ttl, cancel ? '1' : '0', id]);
     if (flat === null) return undefined;
     const record = parseJobRecord(id, flat);
     if (record === undefined) throw new StateError('STATE_INVALID', `job ${id} is not a valid record`);
@@ -207,7 +230,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       ensureOpen();
       const json =
         output === undefined ? '' : JSON.stringify(cutOutput(output, { maxBytes: options.maxOutputBytes }));
-      const cancel = await connection.script(PROGRESS, [jobKey(id)], [prefix, replica, json, ttl]);
+      const cancel = await connection.script(PROGRESS, [jobKey(id)], [prefix, replica, json, ttl, id]);
       return { cancelRequested: cancel === 1 };
     },
     async finish(id, end) {
@@ -225,6 +248,8 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
           JSON.stringify(cutOutput(end.output, { maxBytes: options.maxOutputBytes })),
           end.error ?? '',
           ttl,
+          id,
+          end.limitExceeded ?? '',
         ],
       );
     },
@@ -256,6 +281,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       for (let i = 0; i + 1 < running.length; i += 2) {
         await askCancel(String(running[i]), String(running[i + 1]));
       }
+    },
+    async countRunning() {
+      ensureOpen();
+      return Number(await connection.script(COUNT, [connection.key(RUNNING_INDEX)], [prefix, ttl]));
     },
     async close() {
       if (closed) return;

@@ -1,3 +1,5 @@
+export type { JobRegistryOptions } from './createJobRegistry.js';
+export { createJobRegistry } from './createJobRegistry.js';
 export { createMemoryEventBus } from './createMemoryEventBus.js';
 export { createMemoryJobStore } from './createMemoryJobStore.js';
 export { createMemoryRateLimiter } from './createMemoryRateLimiter.js';
@@ -21,6 +23,8 @@ export type {
   JobEnd,
   JobRecord,
   JobRecordState,
+  JobRegistry,
+  JobStatus,
   JobStore,
   JobStoreOptions,
   ListChangedEvent,

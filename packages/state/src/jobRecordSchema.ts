@@ -48,6 +48,7 @@ const schema = z.object({
   updatedAt: int,
   endedAt: z.string().optional(),
   error: z.string().optional(),
+  limit: z.enum(['', 'memory', 'processes', 'file_bytes', 'cpu_seconds']).optional(),
   cancel: z.string().optional(),
 });
 
@@ -58,12 +59,13 @@ export function parseJobRecord(id: string, flat: unknown): JobRecord | undefined
   for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = flat[i + 1];
   const parsed = schema.safeParse(fields);
   if (!parsed.success) return undefined;
-  const { endedAt, error, cancel, ...rest } = parsed.data;
+  const { endedAt, error, limit, cancel, ...rest } = parsed.data;
   return {
     id,
     ...rest,
     ...(endedAt === undefined || endedAt === '' ? {} : { endedAt: Number(endedAt) }),
     ...(error === undefined || error === '' ? {} : { error }),
+    ...(limit === undefined || limit === '' ? {} : { limitExceeded: limit }),
     cancelRequested: cancel === '1',
   };
 }

@@ -81,7 +81,9 @@ export async function mirrorJob(
       exitCode: result.exit_code,
       signal: result.signal,
       durationMs: result.duration_ms,
-      output: result,
+      // Every kept line, not the result's tail: a status read cuts to the lines it asks for.
+      output: running.output(ALL_LINES),
+      ...(result.limit_exceeded === undefined ? {} : { limitExceeded: result.limit_exceeded }),
     };
     await recordEnd(store, jobId, end, report);
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { ScriptOutput } from '@skillgate/runner';
+import type { LimitName, RunRequest, ScriptOutput } from '@skillgate/runner';
 
 /** Stable codes of state failures. */
 export type StateErrorCode =
@@ -6,7 +6,8 @@ export type StateErrorCode =
   | 'STATE_INVALID' // a stored value failed validation (written by another version, or damaged)
   | 'STATE_CLOSED' // the store was closed
   | 'STATE_MISCONFIGURED' // state.backend is redis but no Redis URL was given
-  | 'JOB_LIMIT'; // the owner already runs the most jobs it may
+  | 'JOB_LIMIT' // the owner already runs the most jobs it may
+  | 'JOB_NOT_FOUND'; // unknown or expired job id, or a job of another owner (the same answer, on purpose)
 
 /** Change events for the SDK's `subscriptions/listen` streams (the shape of its ServerEvent). */
 export type ListChangedEvent =
@@ -78,6 +79,8 @@ export interface JobEnd {
   readonly output: ScriptOutput;
   /** Why a `failed` job failed. */
   readonly error?: string;
+  /** Set when the run hit one of `scripts.limits` and the runner can tell which. */
+  readonly limitExceeded?: LimitName;
 }
 
 /** An async job as every replica sees it. */
@@ -96,6 +99,8 @@ export interface JobRecord extends NewJob {
   readonly endedAt?: number;
   /** Why the job failed or was lost. */
   readonly error?: string;
+  /** Set when the run hit one of `scripts.limits` and the runner can tell which. */
+  readonly limitExceeded?: LimitName;
   /** A cancel was asked for (from any replica). */
   readonly cancelRequested: boolean;
 }
@@ -118,6 +123,8 @@ export interface JobStore {
   onCancel(listener: (jobId: string) => void): () => void;
   /** Forgets every job of owner, asking running ones to stop (a session-scoped owner ended). */
   dropOwner(owner: string): Promise<void>;
+  /** Jobs running now on every replica sharing the store (jobs of dead replicas are marked lost first). */
+  countRunning(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -131,4 +138,42 @@ export interface JobStoreOptions {
   readonly maxOutputBytes: number;
   /** This replica's id (default: a random one per process, so a restarted replica never revives old jobs). */
   readonly replica?: string;
+}
+
+/** What skill_get_async_status returns: the job's state and its output so far, with the run result's flags. */
+export interface JobStatus extends ScriptOutput {
+  readonly job_id: string;
+  readonly state: JobRecordState;
+  readonly skill: string;
+  readonly script: string;
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+  readonly duration_ms: number;
+  /** Why a `failed` job failed, or why a job is `lost`. */
+  readonly error?: string;
+  /** Set when the job hit one of `scripts.limits` and the runner can tell which. */
+  readonly limit_exceeded?: LimitName;
+  /** A cancel was asked for and the job has not stopped yet. */
+  readonly cancel_requested?: true;
+}
+
+/**
+ * Async jobs of many owners (sessions or principals), on top of a JobStore: a job runs on the replica that
+ * started it, and any replica sharing the store reads or cancels it. An owner only ever sees its own jobs.
+ */
+export interface JobRegistry {
+  /** Starts a job for owner; JOB_LIMIT past the running cap; a spawn failure still yields a `failed` job. */
+  start(owner: string, req: RunRequest): Promise<{ readonly job_id: string }>;
+  /** State and output so far (the last tailLines lines of each stream); JOB_NOT_FOUND for unknown or foreign. */
+  status(owner: string, jobId: string, tailLines?: number): Promise<JobStatus>;
+  /** Asks the replica running the job to stop it (a no-op once it ended); the status as it is now. */
+  cancel(owner: string, jobId: string): Promise<JobStatus>;
+  /** Stops the owner's running jobs, wherever they run, and forgets all of its jobs; never throws (onError). */
+  dropOwner(owner: string): void;
+  /** Jobs running on this replica. */
+  readonly localRunning: number;
+  /** Jobs running on every replica sharing the store. */
+  countRunning(): Promise<number>;
+  /** Refuses new jobs, stops this replica's running ones and resolves once their ends are recorded. */
+  close(): Promise<void>;
 }

@@ -206,6 +206,22 @@ describe('redis job store across replicas', () => {
     await doomed.close();
   });
 
+  it('counts running jobs across replicas, leaving out ended jobs and those of dead replicas', async () => {
+    const prefix = freshPrefix();
+    const one = await replica(prefix);
+    const two = await replica(prefix);
+    await one.start(job('c1', 'principal:a'));
+    await one.start(job('c2', 'principal:b'));
+    await two.start(job('c3', 'principal:c'));
+    expect(await one.countRunning()).toBe(3);
+    await two.finish('c3', { state: 'exited', exitCode: 0, signal: null, durationMs: 5, output: output('') });
+    expect(await two.countRunning()).toBe(2);
+    await one.close();
+    // The count marks the dead replica's jobs lost, as a read of them would.
+    expect(await two.countRunning()).toBe(0);
+    expect(await two.get('principal:a', 'c1')).toMatchObject({ state: 'lost' });
+  });
+
   it('reports the jobs of a replica that shut down lost at once', async () => {
     const prefix = freshPrefix();
     const leaving = await replica(prefix);

@@ -45,6 +45,8 @@ export interface UnlockEffect {
 export interface DisclosurePolicyOptions {
   readonly access: AccessPolicy;
   readonly store: SessionStore;
+  /** Characters the skill summary in the instructions may take (`skills.max_instructions_chars`). */
+  readonly maxInstructionsChars: number;
 }
 
 /**
@@ -159,7 +161,10 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       const entries = [...catalog.skills.values()].filter(
         (e) => allowed === undefined || allowed.has(e.skill.name),
       );
-      const summary = renderSummary(entries, 'xml', { tools: audience.disclosure !== 'universal' });
+      const summary = renderSummary(entries, 'xml', {
+        tools: audience.disclosure !== 'universal',
+        maxChars: options.maxInstructionsChars,
+      });
       const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n\n${summary}`;
       perCatalog.set(key, text);
       return text;

@@ -1,0 +1,296 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post } from './helpers/rawHttp.js';
+import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
+import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
+import { waitFor } from './helpers/waitFor.js';
+
+// Async jobs across two replicas sharing one real redis-server: replica A is a real `skillgate serve`
+// process (so it can be killed with SIGKILL), replica B runs in this process. Requests go to each replica's
+// own port, so which replica answered is known, not assumed. The 2026-07-28 era has no sessions: a job
+// belongs to the principal, so any replica may serve any request without sharing a legacy session.
+
+const MODERN = '2026-07-28';
+const PREFIX = 'jobs-replicas-test:';
+const SKILL = 'job-probe';
+const TICKER = `#!/usr/bin/env bash
+# Prints its pid, then "tick N" every 0.1 s until killed.
+echo "pid $$"
+i=0
+while true; do i=$((i + 1)); echo "tick $i"; sleep 0.1; done
+`;
+
+interface JobStatus {
+  job_id: string;
+  state: string;
+  stdout: string;
+  error?: string;
+  cancel_requested?: boolean;
+}
+
+interface ToolAnswer {
+  readonly status: number;
+  readonly result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
+  readonly error?: { code: number; message: string; data?: { reason?: string } };
+}
+
+let requestId = 0;
+
+/** One 2026-07-28 tools/call by raw HTTP to exactly this gateway. */
+async function callTool(base: string, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  const response = await post(
+    new URL('/mcp', base),
+    {
+      jsonrpc: '2.0',
+      id: ++requestId,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientInfo': { name: 'jobs-replicas-test', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    },
+    { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name },
+  );
+  const text = await response.text();
+  const body = (text === '' ? {} : JSON.parse(text)) as Omit<ToolAnswer, 'status'>;
+  return { status: response.status, ...body };
+}
+
+async function startJob(base: string): Promise<string> {
+  const answer = await callTool(base, 'run_skill_script', {
+    skill: SKILL,
+    path: 'scripts/ticker.sh',
+    async: true,
+  });
+  const jobId = answer.result?.structuredContent?.job_id;
+  if (typeof jobId !== 'string') throw new Error(`no job started: ${JSON.stringify(answer)}`);
+  return jobId;
+}
+
+async function status(base: string, jobId: string): Promise<JobStatus> {
+  const answer = await callTool(base, 'skill_get_async_status', { job_id: jobId, tail: 5 });
+  if (answer.result?.isError === true || answer.result?.structuredContent === undefined) {
+    throw new Error(`status failed: ${JSON.stringify(answer)}`);
+  }
+  return answer.result.structuredContent as unknown as JobStatus;
+}
+
+/** Whether a process still exists; a zombie counts as gone. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The pid the ticker printed, once its output reached the store; read through `base`. */
+async function pidOf(base: string, jobId: string): Promise<number> {
+  const first = await callTool(base, 'skill_get_async_status', { job_id: jobId, tail: 100_000 });
+  const stdout = String(first.result?.structuredContent?.stdout ?? '');
+  const pid = Number(/^pid (\d+)$/m.exec(stdout)?.[1] ?? Number.NaN);
+  if (Number.isNaN(pid)) throw new Error(`no pid in: ${stdout}`);
+  return pid;
+}
+
+/** Replica A: `skillgate serve` as a real process on the shared Redis; resolves once it listens. */
+async function serveReplica(config: string, redisUrl: string): Promise<{ proc: ChildProcess; base: string }> {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--conditions=@skillgate/source',
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
+      'serve',
+      '--config',
+      config,
+    ],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SKILLGATE_REDIS_URL: redisUrl },
+    },
+  );
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    const take = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    };
+    proc.stdout?.on('data', take);
+    proc.stderr?.on('data', take);
+    proc.once('exit', () => reject(new Error(`replica A exited early: ${out}`)));
+  });
+  return { proc, base: url.origin };
+}
+
+let work: string;
+let redis: RedisServer;
+let a: { proc: ChildProcess; base: string };
+let b: TestGateway;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'skillgate-jobs-replicas-'));
+  const skillDir = join(work, 'skills', SKILL);
+  await mkdir(join(skillDir, 'scripts'), { recursive: true });
+  await writeFile(
+    join(skillDir, 'SKILL.md'),
+    `---\nname: ${SKILL}\ndescription: Test-only long-running script for async jobs across replicas.\n---\n\n# ${SKILL}\n\n\`scripts/ticker.sh\` prints its pid, then a tick every 0.1 s until killed.\n`,
+  );
+  await writeFile(join(skillDir, 'scripts/ticker.sh'), TICKER);
+  await chmod(join(skillDir, 'scripts/ticker.sh'), 0o755);
+  redis = await startRedisServer();
+  const config = join(work, 'replica-a.yaml');
+  await writeFile(
+    config,
+    [
+      'server: { host: 127.0.0.1, port: 0 }',
+      `skills: { roots: [${join(work, 'skills')}], async_enabled: true }`,
+      'scripts: { sandbox: off, kill_grace_ms: 200 }',
+      `state: { backend: redis, key_prefix: "${PREFIX}" }`,
+      'logging: { level: info }',
+      '',
+    ].join('\n'),
+  );
+  [a, b] = await Promise.all([
+    serveReplica(config, redis.url),
+    startTestGateway(
+      {
+        skills: { roots: [join(work, 'skills')], async_enabled: true },
+        scripts: { sandbox: 'off', kill_grace_ms: 200 },
+        state: { backend: 'redis', key_prefix: PREFIX },
+      },
+      { ...process.env, SKILLGATE_REDIS_URL: redis.url },
+    ),
+  ]);
+  for (const base of [a.base, b.base]) {
+    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  a?.proc.kill('SIGKILL');
+  await b?.close();
+  await redis?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('async jobs across replicas (state.backend: redis)', () => {
+  it('shows the live output of a job running on A through B, and a cancel through B stops it on A', async () => {
+    const jobId = await startJob(a.base);
+    // Live output written by A, read through B: the ticks keep coming while the job runs.
+    let seen = '';
+    await waitFor(
+      async () => {
+        seen = (await status(b.base, jobId)).stdout;
+        return /tick [3-9]/.test(seen);
+      },
+      { what: 'live output through B', timeoutMs: 15_000 },
+    );
+    const pid = await pidOf(b.base, jobId);
+    expect(isAlive(pid)).toBe(true);
+    const later = await status(b.base, jobId);
+    expect(later.state).toBe('running');
+
+    const cancel = await callTool(b.base, 'skill_cancel_async', { job_id: jobId });
+    expect(cancel.result?.isError).not.toBe(true);
+    const asked = cancel.result?.structuredContent as unknown as JobStatus;
+    expect(asked.state === 'cancelled' || asked.cancel_requested === true).toBe(true);
+    // The process runs on A: only A can have stopped it.
+    await waitFor(() => !isAlive(pid), { what: 'the script on A to be gone', timeoutMs: 10_000 });
+    await waitFor(async () => (await status(b.base, jobId)).state === 'cancelled', {
+      what: 'the cancelled state through B',
+    });
+    expect((await status(a.base, jobId)).state).toBe('cancelled');
+  });
+
+  it('a job started through B is read and cancelled through A; an unknown id is found on neither', async () => {
+    const jobId = await startJob(b.base);
+    await waitFor(async () => (await status(a.base, jobId)).stdout.includes('tick'), {
+      what: 'output of B’s job through A',
+    });
+    const foreign = await callTool(a.base, 'skill_get_async_status', { job_id: 'no-such-job' });
+    expect(foreign.result?.isError).toBe(true);
+    await callTool(a.base, 'skill_cancel_async', { job_id: jobId });
+    await waitFor(async () => (await status(b.base, jobId)).state === 'cancelled', { what: 'cancelled' });
+  });
+
+  it('reports a job lost, with a reason, once its replica is killed with SIGKILL', async () => {
+    const jobId = await startJob(a.base);
+    await waitFor(async () => (await status(b.base, jobId)).stdout.includes('tick'), {
+      what: 'output of the job through B',
+      timeoutMs: 15_000,
+    });
+    const pid = await pidOf(b.base, jobId);
+    const killedAt = Date.now();
+    a.proc.kill('SIGKILL');
+    // Heartbeats every 2 s, a replica silent for 6 s is dead: lost well within 15 s, never running forever.
+    let lost: JobStatus | undefined;
+    await waitFor(
+      async () => {
+        lost = await status(b.base, jobId);
+        return lost.state !== 'running';
+      },
+      { what: 'the job to be reported lost', timeoutMs: 15_000, intervalMs: 200 },
+    );
+    const elapsedMs = Date.now() - killedAt;
+    expect(lost?.state).toBe('lost');
+    expect(lost?.error).toMatch(/stopped answering; its outcome is unknown/);
+    // What A had written before it died is still there.
+    expect(lost?.stdout).toMatch(/tick \d+/);
+    console.log(JSON.stringify({ lostAfterMs: elapsedMs }));
+    // A's watchdog takes its scripts with it.
+    await waitFor(() => !isAlive(pid), { what: 'the orphaned script to be gone', timeoutMs: 10_000 });
+  });
+
+  it('answers a clear error, not a hang, while Redis is down, and recovers when it returns', async () => {
+    const jobId = await startJob(b.base);
+    await redis.stop();
+    try {
+      for (const [name, args] of [
+        ['skill_get_async_status', { job_id: jobId }],
+        ['skill_cancel_async', { job_id: jobId }],
+      ] as const) {
+        const started = Date.now();
+        const answer = await callTool(b.base, name, args);
+        // Either the request is refused before it reaches the tool (HTTP 503), or the tool call is a
+        // JSON-RPC error: both name the cause; neither is a result made up from memory.
+        if (answer.status === 503) expect(answer.error?.data?.reason).toBe('STATE_UNAVAILABLE');
+        else expect(answer.error).toMatchObject({ code: -32000, data: { reason: 'STATE_UNAVAILABLE' } });
+        expect(Date.now() - started).toBeLessThan(5000);
+      }
+    } finally {
+      await redis.start();
+    }
+    await waitFor(async () => (await fetch(`${b.base}/readyz`)).status === 200, {
+      what: 'B ready again',
+      timeoutMs: 15_000,
+    });
+    // A Redis that hangs (connections open, no answers) costs a bounded wait too: the command timeout.
+    redis.pause();
+    try {
+      const started = Date.now();
+      const answer = await callTool(b.base, 'skill_get_async_status', { job_id: jobId });
+      expect(answer.error?.data?.reason).toBe('STATE_UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      redis.resume();
+    }
+    // The job kept running on B meanwhile; its record is current again and it can be cancelled.
+    await waitFor(async () => (await status(b.base, jobId)).state === 'running', { what: 'the job again' });
+    await callTool(b.base, 'skill_cancel_async', { job_id: jobId });
+    await waitFor(async () => (await status(b.base, jobId)).state === 'cancelled', { what: 'cancelled' });
+  });
+});
