@@ -103,6 +103,13 @@ async function pidOf(base: string, jobId: string): Promise<number> {
   return pid;
 }
 
+/** The value of one series in a replica's /metrics (NaN when absent). */
+async function metric(base: string, series: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
+}
+
 /** Replica A: `skillgate serve` as a real process on the shared Redis; resolves once it listens. */
 async function serveReplica(config: string, redisUrl: string): Promise<{ proc: ChildProcess; base: string }> {
   const proc = spawn(
@@ -203,6 +210,12 @@ describe('async jobs across replicas (state.backend: redis)', () => {
     expect(isAlive(pid)).toBe(true);
     const later = await status(b.base, jobId);
     expect(later.state).toBe('running');
+    // Each replica counts its own jobs; the shared figure, read from the store, counts A's job on B too.
+    expect(await metric(a.base, 'skillgate_jobs_running')).toBe(1);
+    expect(await metric(b.base, 'skillgate_jobs_running')).toBe(0);
+    await waitFor(async () => (await metric(b.base, 'skillgate_shared_jobs_running')) === 1, {
+      what: 'the shared running count on B',
+    });
 
     const cancel = await callTool(b.base, 'skill_cancel_async', { job_id: jobId });
     expect(cancel.result?.isError).not.toBe(true);
@@ -214,6 +227,16 @@ describe('async jobs across replicas (state.backend: redis)', () => {
       what: 'the cancelled state through B',
     });
     expect((await status(a.base, jobId)).state).toBe('cancelled');
+    // A counts the end of the job it ran, like a finished run.
+    await waitFor(
+      async () => (await metric(a.base, 'skillgate_script_runs_total{status="cancelled"}')) === 1,
+      {
+        what: 'the cancelled run counted on A',
+      },
+    );
+    await waitFor(async () => (await metric(b.base, 'skillgate_shared_jobs_running')) === 0, {
+      what: 'the shared running count back to 0',
+    });
   });
 
   it('a job started through B is read and cancelled through A; an unknown id is found on neither', async () => {
