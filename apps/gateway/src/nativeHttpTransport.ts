@@ -23,6 +23,8 @@ interface PostExchange {
   readonly batch: boolean;
   /** Bytes of responses sent on this exchange so far: a batch shares one response byte bound. */
   bytes: number;
+  /** A batch's messages not yet handed to the Server: they run one at a time (see dispatchNext). */
+  readonly queue: JSONRPCMessage[];
 }
 
 const SSE_HEADERS = {
@@ -185,6 +187,7 @@ export class NativeHttpTransport implements SessionTransport {
       mode: 'pending',
       batch,
       bytes: 0,
+      queue: batch ? messages : [],
     };
     for (const id of exchange.ids) this.exchanges.set(id, exchange);
     // A client that hangs up loses its answers; nothing else may be written to its socket.
@@ -192,7 +195,23 @@ export class NativeHttpTransport implements SessionTransport {
       exchange.mode = 'done';
       for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
     });
-    for (const message of messages) this.onmessage?.(message);
+    if (batch) this.dispatchNext(exchange);
+    else for (const message of messages) this.onmessage?.(message);
+  }
+
+  /**
+   * Hands a batch's next messages to the Server, up to and including the next request. The batch runs one
+   * request at a time, each started on a later turn of the event loop, so a batch of heavy calls (16 reads
+   * of large files, 16 script runs) never lands on the event loop, or the script slots, all at once, and
+   * other clients' requests are served in between. A client that hangs up stops its batch.
+   */
+  private dispatchNext(exchange: PostExchange): void {
+    while (exchange.mode !== 'done') {
+      const message = exchange.queue.shift();
+      if (message === undefined) return;
+      this.onmessage?.(message);
+      if (isRequest(message)) return;
+    }
   }
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
@@ -240,7 +259,10 @@ export class NativeHttpTransport implements SessionTransport {
     }
     exchange.responses.add(relatedId);
     if (exchange.mode === 'sse') this.write(exchange.res, sseEvent(json));
-    if (exchange.ids.some((id) => !exchange.responses.has(id))) return;
+    if (exchange.ids.some((id) => !exchange.responses.has(id))) {
+      if (exchange.batch) setImmediate(() => this.dispatchNext(exchange));
+      return;
+    }
     for (const id of exchange.ids) this.exchanges.delete(id);
     if (exchange.mode === 'sse') {
       exchange.res.end();

@@ -163,4 +163,31 @@ describe('batch bounds', () => {
       expect((m.error as { message: string }).message).toContain('whole batch');
     }
   });
+
+  it("runs a batch's requests one at a time, in order, so a heavy batch never lands all at once", async () => {
+    const init = await post(gw.url, {
+      ...initializeBody(),
+      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
+    });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    const headers = { 'mcp-session-id': session };
+    const unlock = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'skill_gateway-probe_get_info' } },
+      headers,
+    );
+    await unlock.text();
+    // Run concurrently, the ping would be answered while the script still runs.
+    const slow = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'skill_gateway-probe_run_slow_py', arguments: { args: ['--seconds', '0.3'] } },
+    };
+    const response = await post(gw.url, [slow, { jsonrpc: '2.0', id: 2, method: 'ping' }], headers);
+    const messages = await messagesOf(response);
+    expect(messages.map((m) => m.id)).toEqual([1, 2]);
+    expect(messages[0]).toMatchObject({ result: { isError: false } });
+  });
 });
