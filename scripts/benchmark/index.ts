@@ -7,6 +7,7 @@ import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { skillsListBench } from './skillsList.js';
 import {
   type BenchServer,
   generateSkills,
@@ -363,6 +364,37 @@ async function catalogBuild(root: string, rounds: number) {
   );
 }
 
+/** The Skills extension's skills/list (1,000 skills) against modern tools/list on the same gateway. */
+async function skillsList(root: string, seconds: number) {
+  const { tools, skills, sdkPage } = await skillsListBench(root, seconds);
+  results.skills_list = { tools, skills, sdk_page: sdkPage };
+  const pct = (n: number) => `${fmt((n / tools.rps) * 100, 0)}%`;
+  row(
+    'skills',
+    'skills/list req/s, first page of 1,000 skills',
+    fmt(skills.rps),
+    `modern tools/list ${fmt(tools.rps)}`,
+    pct(skills.rps),
+    '>= 50%',
+    skills.rps >= 0.5 * tools.rps,
+  );
+  row(
+    'skills',
+    'skills/list req/s, a later page (SDK path)',
+    fmt(sdkPage.rps),
+    `modern tools/list ${fmt(tools.rps)}`,
+    pct(sdkPage.rps),
+    '',
+  );
+  for (const [name, load] of [
+    ['tools/list', tools],
+    ['skills/list', skills],
+    ['skills/list page 2', sdkPage],
+  ] as const) {
+    if (load.errors > 0) row('skills', `${name} errors`, String(load.errors), '', '', '0', false);
+  }
+}
+
 async function scriptOverhead(root: string, runs: number) {
   // The same gateway with and without the sandbox, measured in alternation so load hits both alike.
   const plain = await startServer('gateway', root, 'namespaced', 'off');
@@ -456,6 +488,7 @@ try {
   await eras(hundred, QUICK ? 2 : 6);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await catalogBuild(thousandByTen, QUICK ? 3 : 9);
+  await skillsList(thousandByTen, QUICK ? 2 : 5);
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {
   for (const root of [small, hundred, thousand, tenThousand, thousandByTen])

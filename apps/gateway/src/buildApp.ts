@@ -68,15 +68,19 @@ const unsupportedRevision = (requested: string) =>
     data: { supported: ALL_REVISIONS, requested },
   });
 
+/** The lists whose plain first page is answered from a body rendered once per (catalog, principal). */
+const PLAIN_LISTS: ReadonlySet<string> = new Set(['tools/list', 'skills/list']);
+
 /**
- * A 2026-07-28 tools/list the SDK would answer with the plain first page: valid envelope for the served
+ * A 2026-07-28 tools/list (or skills/list) the SDK would answer with the plain first page: valid envelope for the served
  * revision, both standard headers present and agreeing, no cursor or other params (anything else takes
  * the SDK's path, which owns every rejection).
  */
 function isPlainList(outcome: InboundModernRoute, header: (name: string) => string | undefined): boolean {
-  if (outcome.messageKind !== 'request' || outcome.message.method !== 'tools/list') return false;
+  if (outcome.messageKind !== 'request' || !PLAIN_LISTS.has(outcome.message.method)) return false;
   const revision = outcome.classification.revision;
-  if (header('mcp-protocol-version') !== revision || header('mcp-method') !== 'tools/list') return false;
+  if (header('mcp-protocol-version') !== revision || header('mcp-method') !== outcome.message.method)
+    return false;
   if (header('mcp-name') !== undefined) return false;
   const params = outcome.message.params as Record<string, unknown> | undefined;
   if (params === undefined || Object.keys(params).some((key) => key !== '_meta')) return false;
@@ -259,9 +263,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (route.era === 'modern-list') {
         // The hot path: a plain first-page tools/list, answered from the body rendered once per catalog.
         reply.raw.writeHead(200, { 'content-type': 'application/json' });
-        reply.raw.end(
-          `{"result":${deps.modern.listResult(principal)},"jsonrpc":"2.0","id":${JSON.stringify(route.id)}}`,
-        );
+        const result =
+          route.method === 'skills/list'
+            ? deps.modern.skillsListResult(principal)
+            : deps.modern.listResult(principal);
+        reply.raw.end(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(route.id)}}`);
       } else if (route.era === 'modern') await deps.modern.handle(request.raw, reply.raw, body, principal);
       else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
@@ -304,7 +310,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       throw unsupportedRevision(outcome.classification.revision ?? 'unknown');
     }
     if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
-      return { era: 'modern-list' as const, id: outcome.message.id };
+      return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method };
     }
     if (outcome.kind !== 'legacy') return { era: 'modern' as const };
     const version = header('mcp-protocol-version');

@@ -10,8 +10,10 @@ import {
   type SkillgateConfig,
 } from '@skillgate/config';
 import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import { createAccessPolicy, type Principal } from './accessPolicy.js';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
+import { skillsViewOf } from './skillsExtension/skillsView.js';
 
 const USAGE = `Usage: skillgate <command> [options]
 
@@ -21,7 +23,9 @@ Commands:
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
   tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
                                                       print the tool list a session would see
-  skills    [ROOT...] [--config FILE] [--json]          print the Skills extension entries (digests) hosts verify
+  skills    [ROOT...] [--config FILE] [--token NAME] [--json]
+                                                      print the Skills extension entries (digests) hosts verify,
+                                                      all of them or what token NAME (or anonymous) may see
 
 ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
 `;
@@ -34,6 +38,7 @@ const OPTIONS = {
   format: { type: 'string' },
   unlock: { type: 'string', multiple: true },
   disclosure: { type: 'string' },
+  token: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -132,18 +137,38 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   return 0;
 }
 
-/** The Skills extension entries a caller allowed every skill would get (docs/skills-extension.md). */
+/** The principal `--token NAME` names: a configured token by name, or `anonymous`; everything without. */
+function principalOf(config: SkillgateConfig, name: string | undefined): Principal {
+  if (name === undefined) return { name: '\0every skill', skills: ['*'] };
+  if (name === 'anonymous') return { name, skills: config.auth.anonymous_skills };
+  const token = config.auth.tokens.find((t) => t.name === name);
+  if (token === undefined) {
+    const known = ['anonymous', ...config.auth.tokens.map((t) => t.name)].join(', ');
+    throw new UsageError(`no token named "${name}" in the config (known: ${known})`);
+  }
+  return { name, skills: token.skills };
+}
+
+/**
+ * The Skills extension entries a caller would get, in skills/list order (docs/skills-extension.md): every
+ * published skill, or those token NAME's `skills` globs allow.
+ */
 async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
-  const { extension } = await buildCatalog(await configFrom(flags, roots));
-  const entries = [...extension.entries.values()];
+  const config = await configFrom(flags, roots);
+  const principal = principalOf(config, flags.token);
+  const catalog = await buildCatalog(config);
+  // The gateway's own filter: the access policy's globs, applied by the same view skills/list pages.
+  const policy = createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] });
+  const view = skillsViewOf(policy, catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
-  for (const p of extension.problems)
-    process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);
+  for (const p of catalog.extension.problems) {
+    if (view.mayUse(p.skill ?? '')) process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);
+  }
   if (flags.json === true) {
-    process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(view.entries, null, 2)}\n`);
     return 0;
   }
-  for (const entry of entries) {
+  for (const entry of view.entries) {
     process.stdout.write(`${entry.uri}\n`);
     const resources = entry.resources === 'dynamic' ? [] : entry.resources;
     for (const r of resources) process.stdout.write(`  ${r.digest} ${String(r.size).padStart(9)} ${r.uri}\n`);

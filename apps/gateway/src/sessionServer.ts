@@ -1,6 +1,7 @@
-import { Server } from '@modelcontextprotocol/server';
+import { McpServer, type Server } from '@modelcontextprotocol/server';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import type { GatewayRuntime } from './runtime.js';
+import { skillsServiceOf } from './skillsExtension/skillsServiceOf.js';
 import { registerToolHandlers } from './toolHandlers.js';
 
 /** Name and version the gateway announces (initialize, server/discover). */
@@ -12,10 +13,12 @@ export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
  * stream of the get_info call that caused it (docs/protocol-eras.md).
  */
 export function createSessionServer(runtime: GatewayRuntime, audience: Audience): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true } },
+  // McpServer only as the holder the SDK's Skills extension attaches to; tools stay low-level handlers.
+  const mcp = new McpServer(SERVER_INFO, {
     instructions: runtime.disclosure.instructions(runtime.catalogs.current, audience),
   });
-  registerToolHandlers(server, runtime, audience);
-  return server;
+  mcp.server.registerCapabilities({ tools: { listChanged: true } });
+  registerToolHandlers(mcp.server, runtime, audience);
+  skillsServiceOf(runtime).attach(mcp, audience.principal);
+  return mcp.server;
 }

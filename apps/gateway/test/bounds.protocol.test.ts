@@ -2,6 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
 
+/** Opens a 2025-03-26 session, the only revision with JSON-RPC batches; returns its id. */
+async function openBatchSession(url: URL): Promise<string> {
+  const init = await post(url, {
+    ...initializeBody(),
+    params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
+  });
+  await init.text();
+  return init.headers.get('mcp-session-id') ?? '';
+}
+
 // Regression tests for protocol edges that once went unanswered or crossed answers (docs/limits.md).
 describe('protocol edges', () => {
   let gw: TestGateway;
@@ -48,12 +58,7 @@ describe('protocol edges', () => {
   });
 
   it('charges every element of a batch to the rate limit', async () => {
-    const init = await post(gw.url, {
-      ...initializeBody(),
-      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
-    });
-    const session = init.headers.get('mcp-session-id') ?? '';
-    await init.text();
+    const session = await openBatchSession(gw.url);
     const batch = Array.from({ length: 16 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -67,12 +72,7 @@ describe('protocol edges', () => {
   });
 
   it('refuses a batch above the size bound', async () => {
-    const init = await post(gw.url, {
-      ...initializeBody(),
-      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
-    });
-    const session = init.headers.get('mcp-session-id') ?? '';
-    await init.text();
+    const session = await openBatchSession(gw.url);
     const batch = Array.from({ length: 17 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
     const response = await post(gw.url, batch, { 'mcp-session-id': session });
     expect([400, 429]).toContain(response.status);
@@ -136,12 +136,7 @@ describe('batch bounds', () => {
   });
 
   it('streams the answers of a batch and bounds them together', async () => {
-    const init = await post(gw.url, {
-      ...initializeBody(),
-      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
-    });
-    const session = init.headers.get('mcp-session-id') ?? '';
-    await init.text();
+    const session = await openBatchSession(gw.url);
     const call = (id: number, name: string) => ({
       jsonrpc: '2.0',
       id,
@@ -165,12 +160,7 @@ describe('batch bounds', () => {
   });
 
   it("runs a batch's requests one at a time, in order, so a heavy batch never lands all at once", async () => {
-    const init = await post(gw.url, {
-      ...initializeBody(),
-      params: { ...initializeBody().params, protocolVersion: '2025-03-26' },
-    });
-    const session = init.headers.get('mcp-session-id') ?? '';
-    await init.text();
+    const session = await openBatchSession(gw.url);
     const headers = { 'mcp-session-id': session };
     const unlock = await post(
       gw.url,

@@ -141,6 +141,41 @@ describe('skillgate skills', () => {
   });
 });
 
+describe('skillgate skills --token', () => {
+  it("prints only the entries a token's skills globs allow, in skills/list order", async () => {
+    const root = await skillRoot();
+    await mkdir(join(root, 'csv-tools'));
+    await writeFile(join(root, 'csv-tools', 'SKILL.md'), '---\nname: csv-tools\ndescription: CSV.\n---\n');
+    const config = join(root, 'skillgate.yaml');
+    await writeFile(
+      config,
+      [
+        'skills:',
+        `  roots: [${JSON.stringify(root)}]`,
+        'auth:',
+        '  anonymous_skills: ["csv-*"]',
+        '  tokens:',
+        '    - { name: pdf, token_env: PDF_TOKEN, skills: ["pdf-*"] }',
+        '    - { name: none, token_env: NONE_TOKEN, skills: ["nothing-*"] }',
+        '',
+      ].join('\n'),
+    );
+    const uris = async (...args: string[]) => {
+      const { code, stdout } = await cli('skills', '--json', '--config', config, ...args);
+      expect(code).toBe(0);
+      return (JSON.parse(stdout) as Entry[]).map((e) => e.uri);
+    };
+    expect(await uris()).toEqual(['skill://csv-tools/SKILL.md', 'skill://pdf-tools/SKILL.md']);
+    expect(await uris('--token', 'pdf')).toEqual(['skill://pdf-tools/SKILL.md']);
+    expect(await uris('--token', 'anonymous')).toEqual(['skill://csv-tools/SKILL.md']);
+    expect(await uris('--token', 'none')).toEqual([]);
+    const unknown = await cli('skills', '--config', config, '--token', 'nobody');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no token named "nobody" in the config (known: anonymous, pdf, none)');
+    // Five CLI processes, each starting tsx: far slower than one test usually is.
+  }, 90_000);
+});
+
 describe('skillgate validate: size caps', () => {
   it('reports a 50 MB SKILL.md and an over-long description, and exits 1 only for the refused skill', async () => {
     const root = await skillRoot();

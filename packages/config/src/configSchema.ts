@@ -130,6 +130,12 @@ const skillsSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('Offer run_async tools and skill_get_async_status / skill_cancel_async.'),
+  prompts: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Also serve one MCP prompt per allowed skill (prompts/list, prompts/get: the SKILL.md body), named like its tools.',
+    ),
   watch: z.boolean().default(false).describe('Reload skills when files change and notify affected sessions.'),
   watch_debounce_ms: count(10)
     .max(60_000)

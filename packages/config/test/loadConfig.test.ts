@@ -47,6 +47,7 @@ describe('loadConfig from a file', () => {
         disclosure: 'eager',
         modern_disclosure: 'universal',
         async_enabled: true,
+        prompts: true,
         watch: true,
         watch_debounce_ms: 50,
         max_skill_md_bytes: 65_536,

@@ -46,6 +46,7 @@ describe('parseConfig defaults', () => {
         disclosure: 'namespaced',
         modern_disclosure: 'catalog',
         async_enabled: false,
+        prompts: false,
         watch: false,
         watch_debounce_ms: 300,
         max_skill_md_bytes: 262_144,

@@ -1,10 +1,11 @@
 import type { Catalog } from '@skillgate/skills';
 import type { LiveSessions } from '../liveSessions.js';
 import type { GatewayRuntime } from '../runtime.js';
+import { notifySkillsChange, type SkillsChangeNotifier } from '../skillsExtension/notifySkillsChange.js';
 import { diffCatalogs, isEmptyDiff } from './catalogDiff.js';
 
 /** Where list changes go besides legacy sessions: the 2026-07-28 subscriptions/listen streams. */
-export interface ModernNotifier {
+export interface ModernNotifier extends SkillsChangeNotifier {
   toolsChanged(): void;
 }
 
@@ -20,6 +21,8 @@ export async function notifyCatalogChange(
   previous: Catalog,
   next: Catalog,
 ): Promise<number> {
+  // Skill entries and prompts (the Skills extension) change independently of tools: a byte of a reference.
+  await notifySkillsChange(runtime, sessions, modern, previous, next);
   const diff = diffCatalogs(previous, next);
   if (isEmptyDiff(diff)) return 0;
   if (diff.removed.size > 0) await runtime.store.forget(diff.removed);

@@ -4,13 +4,15 @@ import {
   type AuthInfo,
   createMcpHandler,
   type McpHttpHandler,
-  Server,
+  McpServer,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { SERVER_INFO } from '../sessionServer.js';
+import { skillsPage } from '../skillsExtension/skillsPage.js';
+import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
 import { registerToolHandlers } from '../toolHandlers.js';
 
 /** The 2026-07-28 side of the endpoint: one handler for every modern request, plus its change bus. */
@@ -22,8 +24,14 @@ export interface ModernEndpoint {
    * write it, rendered once per (catalog, principal): the hot path answers from it (docs/protocol-eras.md).
    */
   listResult(principal: Principal): string;
+  /** The same for a first-page skills/list (the Skills extension), rendered once per (catalog, principal). */
+  skillsListResult(principal: Principal): string;
   /** Publishes tools/list_changed to every open subscriptions/listen stream. */
   toolsChanged(): void;
+  /** Publishes resources/list_changed (skill entries changed) to every open subscriptions/listen stream. */
+  resourcesChanged(): void;
+  /** Publishes prompts/list_changed to every open subscriptions/listen stream. */
+  promptsChanged(): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +61,7 @@ export function createModernEndpoint(
   options: ModernEndpointOptions = {},
 ): ModernEndpoint {
   const { config } = runtime;
+  const skills = skillsServiceOf(runtime);
   const handler: McpHttpHandler = createMcpHandler(
     ({ authInfo }) => {
       const principal = principalOf(authInfo);
@@ -62,13 +71,21 @@ export function createModernEndpoint(
         ttlMs: config.tools.list_ttl_ms,
         cacheScope: runtime.disclosure.cacheScope(catalog, principal),
       };
-      const server = new Server(SERVER_INFO, {
-        capabilities: { tools: { listChanged: true } },
+      // McpServer only as the holder the SDK's Skills extension attaches to; tools stay low-level handlers.
+      const mcp = new McpServer(SERVER_INFO, {
         instructions: runtime.disclosure.instructions(catalog, audience),
-        cacheHints: { 'tools/list': cache, 'server/discover': cache },
+        cacheHints: {
+          'tools/list': cache,
+          'server/discover': cache,
+          'resources/list': cache,
+          'resources/templates/list': cache,
+          'prompts/list': cache,
+        },
       });
-      registerToolHandlers(server, runtime, audience);
-      return server;
+      mcp.server.registerCapabilities({ tools: { listChanged: true } });
+      registerToolHandlers(mcp.server, runtime, audience);
+      skills.attach(mcp, principal);
+      return mcp.server;
     },
     {
       legacy: 'reject',
@@ -85,6 +102,25 @@ export function createModernEndpoint(
     scopeKey: `principal:${principal.name}`,
   });
   const listResults = new WeakMap<object, Map<string, string>>();
+  const skillsResults = new WeakMap<object, Map<string, string>>();
+  /** A JSON answer rendered once per (catalog, principal) in `cache`. */
+  const renderedOnce = (
+    cache: WeakMap<object, Map<string, string>>,
+    principal: Principal,
+    render: () => string,
+  ): string => {
+    const catalog = runtime.catalogs.current;
+    let perCatalog = cache.get(catalog);
+    if (perCatalog === undefined) {
+      perCatalog = new Map();
+      cache.set(catalog, perCatalog);
+    }
+    const cached = perCatalog.get(principal.name);
+    if (cached !== undefined) return cached;
+    const json = render();
+    perCatalog.set(principal.name, json);
+    return json;
+  };
   const serverMeta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
     onerror: (error) => runtime.log.error({ err: error }, 'modern request failed'),
@@ -100,32 +136,40 @@ export function createModernEndpoint(
       await serve(req, res, body);
     },
     listResult(principal) {
-      const catalog = runtime.catalogs.current;
-      let perCatalog = listResults.get(catalog);
-      if (perCatalog === undefined) {
-        perCatalog = new Map();
-        listResults.set(catalog, perCatalog);
-      }
-      const cached = perCatalog.get(principal.name);
-      if (cached !== undefined) return cached;
-      // The modern list never depends on unlocks, so the view needs no store access.
-      const allowed = runtime.policy.allowedSkills(principal, catalog);
-      const tools = catalog.listTools({
-        disclosure: audienceOf(principal).disclosure,
-        unlocked: new Set(),
-        allowed,
+      return renderedOnce(listResults, principal, () => {
+        const catalog = runtime.catalogs.current;
+        // The modern list never depends on unlocks, so the view needs no store access.
+        const allowed = runtime.policy.allowedSkills(principal, catalog);
+        const tools = catalog.listTools({
+          disclosure: audienceOf(principal).disclosure,
+          unlocked: new Set(),
+          allowed,
+        });
+        return JSON.stringify({
+          tools,
+          resultType: 'complete',
+          ttlMs: config.tools.list_ttl_ms,
+          cacheScope: runtime.disclosure.cacheScope(catalog, principal),
+          _meta: serverMeta,
+        });
       });
-      const json = JSON.stringify({
-        tools,
-        resultType: 'complete',
-        ttlMs: config.tools.list_ttl_ms,
-        cacheScope: runtime.disclosure.cacheScope(catalog, principal),
-        _meta: serverMeta,
+    },
+    skillsListResult(principal) {
+      return renderedOnce(skillsResults, principal, () => {
+        const page = skillsPage(skills.view(principal).entries, undefined);
+        return JSON.stringify({
+          skills: page.skills,
+          ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+          ttlMs: config.tools.list_ttl_ms,
+          cacheScope: runtime.disclosure.cacheScope(runtime.catalogs.current, principal),
+          resultType: 'complete',
+          _meta: serverMeta,
+        });
       });
-      perCatalog.set(principal.name, json);
-      return json;
     },
     toolsChanged: () => handler.notify.toolsChanged(),
+    resourcesChanged: () => handler.notify.resourcesChanged(),
+    promptsChanged: () => handler.notify.promptsChanged(),
     close: () => handler.close(),
   };
 }

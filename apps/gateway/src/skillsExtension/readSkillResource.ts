@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
+import { type BoundedRead, readBounded, type SkillFile } from '@skillgate/skills';
+
+/** Options of readSkillResource: the read tools' caps (`resources.*`) and where read failures are logged. */
+export interface ResourceReadOptions {
+  readonly maxTextBytes: number;
+  readonly maxBinaryBytes: number;
+  /** Told why a file could not be read (the client only learns that it could not). */
+  readonly onUnreadable?: (error: unknown) => void;
+}
+
+// Text only when it decodes to exactly these bytes: a host re-encodes text to check the digest.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function losslessText(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+const refused = (uri: string, reason: string, message: string, data: Record<string, unknown> = {}) =>
+  new ProtocolError(ProtocolErrorCode.InternalError, message, { uri, reason, ...data });
+
+/**
+ * Reads a served skill file for resources/read (docs/skills-extension.md): whole or not at all. A file over
+ * its cap is an error rather than a cut body (a cut body would fail the host's digest check), and so are
+ * bytes that no longer match the published size and digest (changed on disk since the catalog was built).
+ * Text that is valid UTF-8 goes out as text, everything else as bytes (a base64 blob) with its MIME type.
+ */
+export async function readSkillResource(
+  uri: string,
+  file: SkillFile,
+  limits: ResourceReadOptions,
+): Promise<SkillReadResult> {
+  const cap = file.isBinary ? limits.maxBinaryBytes : limits.maxTextBytes;
+  const tooLarge = (size: number) =>
+    refused(
+      uri,
+      'too_large',
+      `${uri} is ${size} bytes, over the ${cap}-byte limit of resources/read; it is served whole or not at all`,
+      { size, limit: cap },
+    );
+  if (file.size > cap) throw tooLarge(file.size);
+  let read: BoundedRead;
+  try {
+    read = await readBounded(file.absolutePath, { maxBytes: cap });
+  } catch (error) {
+    limits.onUnreadable?.(error);
+    throw refused(uri, 'unreadable', `${uri} could not be read`);
+  }
+  if (read.truncated) throw tooLarge(read.size);
+  const bytes = read.bytes;
+  const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  if (bytes.byteLength !== file.size || digest !== file.digest) {
+    throw refused(
+      uri,
+      'changed',
+      `${uri} changed since the skills catalog was loaded; try again after the reload`,
+    );
+  }
+  const text = file.isBinary ? undefined : losslessText(bytes);
+  return text === undefined ? { bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
+}

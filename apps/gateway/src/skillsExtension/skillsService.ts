@@ -1,0 +1,99 @@
+import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type SkillSource, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import type { Principal } from '../accessPolicy.js';
+import type { GatewayRuntime } from '../runtime.js';
+import { readSkillResource } from './readSkillResource.js';
+import { skillsPage } from './skillsPage.js';
+import { type SkillsView, skillsViewOf } from './skillsView.js';
+
+/** Serves skills as MCP primitives: the Skills extension and, with `skills.prompts`, one prompt per skill. */
+export interface SkillsService {
+  /**
+   * Declares and serves the Skills extension (`skills/list`, `skills/get`, `skill://` resources) on a server
+   * for one principal, plus prompts when configured. Before the server connects.
+   */
+  attach(mcp: McpServer, principal: Principal): void;
+  /** What the principal sees of the current catalog (entries sorted by URI, resources, prompts). */
+  view(principal: Principal): SkillsView;
+}
+
+/**
+ * Builds the skills service over the runtime's catalog source and access policy (docs/skills-extension.md).
+ * The SDK's SkillsExtension does the protocol part (capability, method schemas, errors, cache fields on
+ * 2026-07-28, the `skill://` resource template); our SkillSource answers from the catalog, filtered by the
+ * principal exactly as tools are, so another principal's skill answers like a nonexistent one.
+ */
+export function createSkillsService(runtime: GatewayRuntime): SkillsService {
+  const { config, log } = runtime;
+  const view = (principal: Principal) => skillsViewOf(runtime.policy, runtime.catalogs.current, principal);
+  const readOptions = {
+    maxTextBytes: config.resources.max_text_bytes,
+    maxBinaryBytes: config.resources.max_binary_bytes,
+    onUnreadable: (error: unknown) => log.warn({ err: error }, 'skill resource could not be read'),
+  };
+
+  const sourceFor = (principal: Principal): SkillSource => ({
+    async list({ cursor }) {
+      const page = skillsPage(view(principal).entries, cursor);
+      return page.nextCursor === undefined
+        ? { skills: [...page.skills] }
+        : { skills: [...page.skills], nextCursor: page.nextCursor };
+    },
+    async get(uri) {
+      return view(principal).byUri.get(uri);
+    },
+    async read(uri) {
+      const catalog = runtime.catalogs.current;
+      const target = catalog.extension.resolveUri(uri);
+      if (target === undefined || !skillsViewOf(runtime.policy, catalog, principal).mayUse(target.skill)) {
+        return undefined;
+      }
+      return readSkillResource(uri, target.file, readOptions);
+    },
+    async listResources() {
+      return [...view(principal).listed];
+    },
+  });
+
+  // One extension per principal and cache scope: its cache hint is fixed at construction.
+  const extensions = new Map<string, SkillsExtension>();
+  const extensionFor = (principal: Principal): SkillsExtension => {
+    const cacheScope = runtime.disclosure.cacheScope(runtime.catalogs.current, principal);
+    const key = `${principal.name}\0${cacheScope}`;
+    let extension = extensions.get(key);
+    if (extension === undefined) {
+      extension = new SkillsExtension({
+        source: sourceFor(principal),
+        cacheHint: { ttlMs: config.tools.list_ttl_ms, cacheScope },
+        onWarning: (warning) => log.warn({ warning }, `skills extension: ${warning.message}`),
+      });
+      extensions.set(key, extension);
+    }
+    return extension;
+  };
+
+  const attachPrompts = (mcp: McpServer, principal: Principal) => {
+    const server = mcp.server;
+    server.registerCapabilities({ prompts: { listChanged: true } });
+    server.setRequestHandler('prompts/list', () => ({ prompts: [...view(principal).prompts] }));
+    server.setRequestHandler('prompts/get', (request) => {
+      const prompt = view(principal).promptsByName.get(request.params.name);
+      // Another principal's prompt answers exactly like a nonexistent one.
+      if (prompt === undefined) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
+      }
+      return {
+        description: prompt.description,
+        messages: [{ role: 'user', content: { type: 'text', text: prompt.text } }],
+      };
+    });
+  };
+
+  return {
+    attach(mcp, principal) {
+      extensionFor(principal).attach(mcp);
+      if (config.skills.prompts) attachPrompts(mcp, principal);
+    },
+    view,
+  };
+}

@@ -1,0 +1,67 @@
+import type { Prompt, Resource } from '@modelcontextprotocol/server';
+import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+import type { Catalog, SkillPrompt } from '@skillgate/skills';
+import type { AccessPolicy, Principal } from '../accessPolicy.js';
+
+/** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
+export interface SkillsView {
+  /** The published entries the principal may use, sorted by URI (code-unit order, the SDK's). */
+  readonly entries: readonly Skill[];
+  /** The same entries by their SKILL.md URI. */
+  readonly byUri: ReadonlyMap<string, Skill>;
+  /** What resources/list shows: each allowed skill's SKILL.md. */
+  readonly listed: readonly Resource[];
+  /** The prompts of the allowed skills, in catalog order, as prompts/list shows them, and by name. */
+  readonly prompts: readonly Prompt[];
+  readonly promptsByName: ReadonlyMap<string, SkillPrompt>;
+  /** Whether the principal may read files of this skill (published or not). */
+  mayUse(skill: string): boolean;
+}
+
+const byUri = (a: Skill, b: Skill): number => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+
+// One view per (catalog, principal): a reload builds a new catalog, so views change atomically with it.
+const views = new WeakMap<Catalog, Map<string, SkillsView>>();
+
+/**
+ * The Skills extension view of a principal (docs/skills-extension.md): the catalog's entries, resources and
+ * prompts filtered by the principal's `skills` globs exactly as tools are, built once per catalog and
+ * principal so that no request filters or sorts.
+ */
+export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: Principal): SkillsView {
+  let perCatalog = views.get(catalog);
+  if (perCatalog === undefined) {
+    perCatalog = new Map();
+    views.set(catalog, perCatalog);
+  }
+  const cached = perCatalog.get(principal.name);
+  if (cached !== undefined) return cached;
+  const allowed = policy.allowedSkills(principal, catalog);
+  const mayUse = (skill: string) =>
+    catalog.skills.has(skill) && (allowed === undefined || allowed.has(skill));
+  // The library's entries are deep-frozen and in wire shape: shared, never copied.
+  const entries = [...catalog.extension.entries]
+    .filter(([skill]) => mayUse(skill))
+    .map(([, entry]) => entry as Skill)
+    .sort(byUri);
+  const prompts = [...catalog.prompts.values()].filter((prompt) => mayUse(prompt.skill));
+  const view: SkillsView = Object.freeze({
+    entries: Object.freeze(entries),
+    byUri: new Map(entries.map((entry) => [entry.uri, entry])),
+    listed: Object.freeze(
+      entries.map((entry) =>
+        Object.freeze({
+          uri: entry.uri,
+          name: entry.frontmatter.name,
+          description: entry.frontmatter.description,
+          mimeType: 'text/markdown',
+        }),
+      ),
+    ),
+    prompts: Object.freeze(prompts.map(({ name, description }) => Object.freeze({ name, description }))),
+    promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
+    mayUse,
+  });
+  perCatalog.set(principal.name, view);
+  return view;
+}

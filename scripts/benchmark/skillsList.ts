@@ -1,0 +1,95 @@
+// skills/list (the Skills extension) against modern tools/list on the same gateway and catalog, same run.
+import autocannon from 'autocannon';
+import { startServer } from './support.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** Requests per second of one 2026-07-28 method (50 connections), its median latency, answer size and errors. */
+export interface ModernLoad {
+  readonly rps: number;
+  readonly p50: number;
+  readonly bytes: number;
+  readonly errors: number;
+}
+
+/** Loads one request (checked once first: an error answer would measure nothing). */
+async function modernLoad(url: string, method: string, params: object, seconds: number): Promise<ModernLoad> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method, params: { _meta: META, ...params } });
+  const probe = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+    },
+    body,
+  });
+  const answer = await probe.text();
+  if (!probe.ok || answer.includes('"error"'))
+    throw new Error(`${method}: ${probe.status} ${answer.slice(0, 300)}`);
+  const result = await autocannon({
+    url: `${url}/mcp`,
+    method: 'POST',
+    connections: 50,
+    duration: seconds,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+    },
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    bytes: Buffer.byteLength(answer),
+    errors: result.non2xx + result.errors,
+  };
+}
+
+/**
+ * On one gateway serving `root` (1,000 skills): modern tools/list (catalog mode), the first page of
+ * skills/list (100 entries, the hot path), and a later page (always the SDK's path), alternating twice so
+ * that both see the same machine load; each figure is the better of its two rounds.
+ */
+export async function skillsListBench(root: string, seconds: number) {
+  const gateway = await startServer('gateway', root);
+  try {
+    const cursorOf = async () => {
+      const response = await fetch(`${gateway.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'skills/list',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: { _meta: META } }),
+      });
+      return ((await response.json()) as { result: { nextCursor: string } }).result.nextCursor;
+    };
+    const cursor = await cursorOf();
+    const best = (a: ModernLoad, b: ModernLoad) => (a.rps >= b.rps ? a : b);
+    let tools: ModernLoad | undefined;
+    let skills: ModernLoad | undefined;
+    let sdkPage: ModernLoad | undefined;
+    for (let round = 0; round < 2; round++) {
+      const t = await modernLoad(gateway.url, 'tools/list', {}, seconds);
+      const s = await modernLoad(gateway.url, 'skills/list', {}, seconds);
+      const p = await modernLoad(gateway.url, 'skills/list', { cursor }, seconds);
+      tools = tools === undefined ? t : best(tools, t);
+      skills = skills === undefined ? s : best(skills, s);
+      sdkPage = sdkPage === undefined ? p : best(sdkPage, p);
+    }
+    if (tools === undefined || skills === undefined || sdkPage === undefined) throw new Error('no rounds');
+    return { tools, skills, sdkPage };
+  } finally {
+    await gateway.stop();
+  }
+}
