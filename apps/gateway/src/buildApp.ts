@@ -197,7 +197,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     };
   });
   app.get('/metrics', async (_request, reply) => {
-    const text = runtime.metrics.render({
+    const text = await runtime.metrics.render({
       skillgate_sessions_open: sessions.size,
       skillgate_scripts_running: runtime.runner.active,
       skillgate_scripts_queued: runtime.runner.queued,

@@ -12,7 +12,7 @@ import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
 import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createGatewayLogger } from './logging/createGatewayLogger.js';
-import { createMetrics } from './metrics.js';
+import { countJobEnd, createMetrics } from './metrics.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -139,6 +139,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     store: state.jobs,
     defaultTailLines: config.scripts.default_tail,
     onError: (error) => log.warn({ err: error }, 'async job record not written'),
+    onEnd: (end) => countJobEnd(runtime.metrics, end),
   });
   const policy = createAccessPolicy({
     tokens,
@@ -160,7 +161,13 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       store,
       maxInstructionsChars: config.skills.max_instructions_chars,
     }),
-    metrics: createMetrics(),
+    metrics: createMetrics({
+      localJobsRunning: () => jobs.localRunning,
+      sharedFigures: async () => {
+        const [sessionsOpen, jobsRunning] = await Promise.all([store.count(), jobs.countRunning()]);
+        return { sessionsOpen, jobsRunning };
+      },
+    }),
     log,
     inFlight: createInFlightCalls(),
   };

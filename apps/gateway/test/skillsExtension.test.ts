@@ -437,6 +437,51 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
       await legacyGen.close();
     }
   });
+  it('publishes a skill added on reload as an entry and a prompt, and tells only who may use it', async () => {
+    const all = await connectV2(gw.url, { era: 'legacy', token: env.ALL_TOKEN });
+    const gen = await connectV2(gw.url, { era: 'legacy', token: env.GEN_TOKEN });
+    const modern = await connectV2(gw.url, { era: 'modern', token: env.ALL_TOKEN });
+    const heard = { allPrompts: 0, allResources: 0, genPrompts: 0, genResources: 0, modernPrompts: 0 };
+    all.client.setNotificationHandler('notifications/prompts/list_changed', async () => {
+      heard.allPrompts += 1;
+    });
+    all.client.setNotificationHandler('notifications/resources/list_changed', async () => {
+      heard.allResources += 1;
+    });
+    gen.client.setNotificationHandler('notifications/prompts/list_changed', async () => {
+      heard.genPrompts += 1;
+    });
+    gen.client.setNotificationHandler('notifications/resources/list_changed', async () => {
+      heard.genResources += 1;
+    });
+    modern.client.setNotificationHandler('notifications/prompts/list_changed', async () => {
+      heard.modernPrompts += 1;
+    });
+    try {
+      const subscription = await modern.client.listen({ promptsListChanged: true });
+      await put(
+        root,
+        'late-skill/SKILL.md',
+        '---\nname: late-skill\ndescription: Added late.\n---\n\n# Late\n',
+      );
+      await gw.gateway.runtime.catalogs.reload();
+      await waitFor(() => heard.allPrompts >= 1 && heard.allResources >= 1 && heard.modernPrompts >= 1, {
+        what: 'prompts and resources list_changed',
+      });
+      const skills = new SkillsClient(all.client);
+      expect((await skills.list()).skills.map((s) => s.uri)).toContain('skill://late-skill/SKILL.md');
+      expect((await all.client.getPrompt({ name: 'late-skill' })).description).toBe('Added late.');
+      // The gen principal may not use late-skill: nothing it sees changed.
+      expect(heard.genPrompts + heard.genResources).toBe(0);
+      await subscription.close();
+    } finally {
+      await rm(join(root, 'late-skill'), { recursive: true, force: true });
+      await gw.gateway.runtime.catalogs.reload();
+      await all.close();
+      await gen.close();
+      await modern.close();
+    }
+  });
 });
 
 describe('the modern skills/list hot path', () => {

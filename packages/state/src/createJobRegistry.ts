@@ -4,7 +4,7 @@ import { RunnerError, type RunningScript, type ScriptOutput, type ScriptRunner }
 import { cutOutput } from './cutOutput.js';
 import { mirrorJob } from './mirrorJob.js';
 import { StateError } from './stateError.js';
-import type { JobRecord, JobRegistry, JobStatus, JobStore } from './types.js';
+import type { JobEnd, JobRecord, JobRegistry, JobStatus, JobStore } from './types.js';
 
 /** Options of createJobRegistry. */
 export interface JobRegistryOptions {
@@ -19,6 +19,8 @@ export interface JobRegistryOptions {
   readonly closeGraceMs?: number;
   /** Receives store failures of running jobs (the scripts keep running). */
   readonly onError?: (error: unknown) => void;
+  /** Called on this replica once the end of a job that ran here is recorded (for metrics). */
+  readonly onEnd?: (end: JobEnd) => void;
 }
 
 const NO_OUTPUT: ScriptOutput = {
@@ -111,7 +113,12 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       job.mirrored = mirrorJob(store, id, job.running, {
         intervalMs: options.mirrorIntervalMs,
         onError: report,
-      }).finally(() => local.delete(id));
+      })
+        .then((end) => {
+          if (end !== undefined) options.onEnd?.(end);
+        })
+        .catch(report)
+        .finally(() => local.delete(id));
       return { job_id: id };
     },
     async status(owner, jobId, tailLines) {

@@ -1,0 +1,46 @@
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+import { describe, expect, it } from 'vitest';
+import { skillsPage } from '../../src/skillsExtension/skillsPage.js';
+
+const entry = (name: string): Skill => ({
+  uri: `skill://${name}/SKILL.md`,
+  frontmatter: { name, description: name },
+  resources: [],
+});
+const names = (skills: readonly Skill[]) => skills.map((s) => s.frontmatter.name);
+
+describe('skillsPage', () => {
+  const entries = ['a', 'b', 'c', 'd', 'e'].map(entry);
+
+  it('pages through every entry once, with no cursor after the last page', () => {
+    const first = skillsPage(entries, undefined, 2);
+    expect(names(first.skills)).toEqual(['a', 'b']);
+    const second = skillsPage(entries, first.nextCursor, 2);
+    expect(names(second.skills)).toEqual(['c', 'd']);
+    const third = skillsPage(entries, second.nextCursor, 2);
+    expect(names(third.skills)).toEqual(['e']);
+    expect(third.nextCursor).toBeUndefined();
+    expect(skillsPage(entries, undefined, 5).nextCursor).toBeUndefined();
+  });
+
+  it('resumes after the last URI it returned when the catalog changed between pages', () => {
+    const first = skillsPage(entries, undefined, 2);
+    // A reload added a skill before the cursor and removed the next one.
+    const reloaded = ['a', 'aa', 'b', 'd', 'e'].map(entry);
+    expect(names(skillsPage(reloaded, first.nextCursor, 2).skills)).toEqual(['d', 'e']);
+  });
+
+  it('refuses a cursor it did not mint with -32602', () => {
+    for (const cursor of ['', 'not-a-cursor', Buffer.from('skill://a/SKILL.md').toString('base64url')]) {
+      let thrown: unknown;
+      try {
+        skillsPage(entries, cursor, 2);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, cursor).toBeInstanceOf(ProtocolError);
+      expect((thrown as ProtocolError).code).toBe(-32602);
+    }
+  });
+});
