@@ -7,6 +7,7 @@ import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { replicas } from './replicas.js';
 import { skillsListBench } from './skillsList.js';
 import {
   type BenchServer,
@@ -32,6 +33,8 @@ const rows: Array<{
   verdict: string;
 }> = [];
 const results: Record<string, unknown> = {};
+/** Explanations printed under the table. */
+const notes: string[] = [];
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const row = (
@@ -485,6 +488,15 @@ try {
     ['1,000 skills', thousand],
   ]);
   await throughput(QUICK ? 2 : 6);
+  results.replicas = await replicas({
+    examples: EXAMPLES,
+    seconds: QUICK ? 2 : 6,
+    sessions: 50,
+    load,
+    row,
+    fmt,
+    note: (text) => notes.push(text),
+  });
   await eras(hundred, QUICK ? 2 : 6);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await catalogBuild(thousandByTen, QUICK ? 3 : 9);
@@ -513,7 +525,7 @@ const table = [
 ].join('\n');
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(
-  `\nskillgate benchmark — ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}${QUICK ? ' (QUICK)' : ''}\n\n${table}\n\nran in ${fmt(seconds)} s\n`,
+  `\nskillgate benchmark — ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}${QUICK ? ' (QUICK)' : ''}\n\n${table}\n\n${notes.map((n) => `${n}\n`).join('')}ran in ${fmt(seconds)} s\n`,
 );
 await mkdir(join(REPO, 'bench-results'), { recursive: true });
 await writeFile(

@@ -30,8 +30,11 @@ async function listedTools(): Promise<readonly ToolDefinition[]> {
 }
 
 if (kind === 'gateway') {
+  // SKILLGATE_REDIS_URL plus BENCH_KEY_PREFIX put the gateway's state in Redis (the replicas benchmark).
+  const prefix = process.env.BENCH_KEY_PREFIX;
   const config = parseConfig(
     {
+      ...(prefix === undefined ? {} : { state: { backend: 'redis', key_prefix: prefix } }),
       skills: { roots: [root], disclosure },
       rate_limit: { requests_per_second: 0 },
       sessions: { max_sessions: 200_000, max_per_principal: 200_000 },

@@ -21,6 +21,7 @@ export async function startServer(
   root: string,
   disclosure = 'namespaced',
   sandbox = 'auto',
+  env: Readonly<Record<string, string>> = {},
 ): Promise<BenchServer> {
   const started = performance.now();
   const child: ChildProcess = spawn(
@@ -37,7 +38,7 @@ export async function startServer(
       disclosure,
       sandbox,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(here, '../..') },
+    { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(here, '../..'), env: { ...process.env, ...env } },
   );
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';

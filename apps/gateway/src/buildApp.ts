@@ -5,6 +5,7 @@ import {
   type InitializeRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { type RateLimiter, StateError } from '@skillgate/state';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -18,7 +19,6 @@ import { serverTimeouts } from './connections/serverTimeouts.js';
 import { GatewayError } from './gatewayError.js';
 import type { LiveSessions } from './liveSessions.js';
 import type { ModernEndpoint } from './modern/modernEndpoint.js';
-import type { RateLimiter } from './rateLimiter.js';
 import type { OriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 
@@ -36,6 +36,7 @@ export interface AppDeps {
   /** The 2026-07-28 side of the endpoint. */
   readonly modern: ModernEndpoint;
   readonly originPolicy: OriginPolicy;
+  /** Per-principal budgets (shared by every replica with the Redis backend). */
   readonly rateLimiter: RateLimiter;
   /** True once the catalog is loaded and until shutdown starts. */
   readonly isReady: () => boolean;
@@ -118,6 +119,13 @@ const requestIdOf = (body: unknown): string | number | null => {
 /** Maps any error to the gateway's one error family (the single place HTTP statuses are chosen). */
 function toGatewayError(error: FastifyError | Error): GatewayError {
   if (error instanceof GatewayError) return error;
+  // The shared store is away (or closed under a request): a clear 503, never a hang or a guess from memory.
+  if (error instanceof StateError && (error.code === 'STATE_UNAVAILABLE' || error.code === 'STATE_CLOSED')) {
+    return new GatewayError('STATE_UNAVAILABLE', 'Shared state is unavailable; try again shortly', {
+      cause: error,
+      headers: { 'Retry-After': '2' },
+    });
+  }
   const code = 'code' in error && typeof error.code === 'string' ? FASTIFY_ERRORS[error.code] : undefined;
   if (code !== undefined) return new GatewayError(code, error.message, { cause: error });
   return new GatewayError('INTERNAL', 'Internal server error', { cause: error });
@@ -189,7 +197,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     };
   });
   app.get('/metrics', async (_request, reply) => {
-    const text = runtime.metrics.render({
+    const text = await runtime.metrics.render({
       skillgate_sessions_open: sessions.size,
       skillgate_scripts_running: runtime.runner.active,
       skillgate_scripts_queued: runtime.runner.queued,
@@ -199,8 +207,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   const path = config.server.path;
-  const chargeRateLimit = (principal: Principal): void => {
-    const retryAfter = deps.rateLimiter.take(principal.name);
+  const chargeRateLimit = async (principal: Principal): Promise<void> => {
+    const retryAfter = await deps.rateLimiter.take(principal.name);
     if (retryAfter > 0) {
       throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
         headers: { 'Retry-After': String(retryAfter) },
@@ -225,7 +233,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       request.log = request.log.child({ principal: principal.name });
       reply.log = request.log;
     }
-    chargeRateLimit(principal);
+    await chargeRateLimit(principal);
   };
 
   app.route({
@@ -252,7 +260,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
       const body = request.body;
       // The guard charged one request; every further element of a batch is charged too.
-      if (Array.isArray(body)) for (let i = 1; i < body.length; i++) chargeRateLimit(principal);
+      if (Array.isArray(body)) for (let i = 1; i < body.length; i++) await chargeRateLimit(principal);
       const sessionId = request.headers['mcp-session-id'];
       const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
       // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.

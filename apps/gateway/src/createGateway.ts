@@ -12,12 +12,13 @@ import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
 import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createGatewayLogger } from './logging/createGatewayLogger.js';
-import { createMetrics } from './metrics.js';
+import { countJobEnd, createMetrics } from './metrics.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
-import { createRateLimiter } from './rateLimiter.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 import { watchSkillRoots } from './skillWatcher.js';
+
+const STATE_STARTUP_WAIT_MS = 5000;
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -116,19 +117,29 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       maxPerPrincipal: config.sessions.max_per_principal,
       onExpire: (session) => {
         log.info({ session: session.id }, 'session expired');
-        void sessions?.close(session.id);
+        void sessions?.close(session.id, 'expired');
+      },
+      // A DELETE on any replica ends the session's copies on every replica (their GET streams end).
+      onDeleted: (session) => {
+        void sessions?.close(session.id, 'deleted');
       },
     },
     jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
     rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
     onError: (error) => log.warn({ err: error }, 'shared state error'),
   });
+  // A replica that listened before its Redis connection was up would answer its first requests 503: give Redis
+  // a few seconds at start-up; after that, start anyway (not ready until it is reachable).
+  if (!(await state.waitUntilReady(STATE_STARTUP_WAIT_MS))) {
+    log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');
+  }
   const store = state.sessions;
   const jobs = createJobRegistry({
     runner,
     store: state.jobs,
     defaultTailLines: config.scripts.default_tail,
     onError: (error) => log.warn({ err: error }, 'async job record not written'),
+    onEnd: (end) => countJobEnd(runtime.metrics, end),
   });
   const policy = createAccessPolicy({
     tokens,
@@ -141,6 +152,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     config,
     catalogs,
     store,
+    events: state.events,
     runner,
     jobs,
     policy,
@@ -149,11 +161,20 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       store,
       maxInstructionsChars: config.skills.max_instructions_chars,
     }),
-    metrics: createMetrics(),
+    metrics: createMetrics({
+      localJobsRunning: () => jobs.localRunning,
+      sharedFigures: async () => {
+        const [sessionsOpen, jobsRunning] = await Promise.all([store.count(), jobs.countRunning()]);
+        return { sessionsOpen, jobsRunning };
+      },
+    }),
     log,
     inFlight: createInFlightCalls(),
   };
-  const live = createLiveSessions(runtime, createDisclosurePicker(config));
+  const live = createLiveSessions(runtime, {
+    pickDisclosure: createDisclosurePicker(config),
+    events: state.events,
+  });
   sessions = live;
   const modern = createModernEndpoint(runtime);
 
@@ -189,10 +210,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       boundHost: config.server.host,
       allowedOrigins: config.server.allowed_origins,
     }),
-    rateLimiter: createRateLimiter({
-      requestsPerSecond: config.rate_limit.requests_per_second,
-      burst: config.rate_limit.burst,
-    }),
+    rateLimiter: state.rateLimiter,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
   });
@@ -213,7 +231,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       await runtime.inFlight.drained(Date.now() + 1000);
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all([...live.all()].map((s) => s.transport.close()));
+      // The stored sessions stay: a restarted process (or another replica) takes them over.
+      await live.closeAll();
       await modern.close();
       // A client that opened a connection and never sent on it (an SDK reconnecting its stream) would hold
       // close() open until the server's header timeout: responses get two seconds, then what is left is cut.

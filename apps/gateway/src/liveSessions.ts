@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { InitializeRequest, Server } from '@modelcontextprotocol/server';
+import {
+  type InitializeRequest,
+  type Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import { SessionError, type SessionRecord } from '@skillgate/sessions';
+import type { EventBus, StateEvent } from '@skillgate/state';
 import type { Principal } from './accessPolicy.js';
 import type { DisclosurePicker } from './disclosure/clientProfiles.js';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
+import { replayInitialize } from './replayInitialize.js';
 import type { GatewayRuntime } from './runtime.js';
 import { createSessionServer } from './sessionServer.js';
 
@@ -20,29 +26,132 @@ export interface LiveSession {
   readonly server: Server;
 }
 
-/** The open MCP sessions of this process: transports by session id, state in the SessionStore. */
+/**
+ * The 2025-era sessions this process holds protocol objects for: the ones it opened, and the ones it rebuilt
+ * from the store when a request for a session opened elsewhere (another replica, an earlier process) arrived.
+ */
 export interface LiveSessions {
   /** Creates a session for an initialize request; throws SESSION_LIMIT when the store is full. */
   open(principal: Principal, initialize: InitializeRequest): Promise<LiveSession>;
-  /** The session for id if it exists and belongs to principal; refreshes its idle timer. */
+  /**
+   * The session for id if the store holds it and it belongs to principal (rebuilt here if this process has
+   * no objects for it yet); refreshes its idle timer.
+   */
   find(id: string, principal: Principal): Promise<LiveSession | undefined>;
-  /** Closes a session's transport (its streams end) and forgets it. */
-  close(id: string): Promise<void>;
-  /** Every open session (for reload notifications and shutdown). */
+  /**
+   * The stored session ended (it expired, or a DELETE reached some replica): closes the copy held here. An
+   * expired session's jobs are dropped here; a deleted one's by the replica that took the DELETE.
+   */
+  close(id: string, why: 'expired' | 'deleted'): Promise<void>;
+  /** Closes every copy held here, keeping the stored sessions (shutdown: another process takes them over). */
+  closeAll(): Promise<void>;
+  /** Every session held here (for reload notifications). */
   all(): IterableIterator<LiveSession>;
   readonly size: number;
 }
 
-/** Creates the session table; a session is forgotten once, whatever ended it (DELETE, expiry, shutdown). */
-export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: DisclosurePicker): LiveSessions {
+/** Options of createLiveSessions. */
+export interface LiveSessionsOptions {
+  readonly pickDisclosure: DisclosurePicker;
+  /** Notifications for sessions, from any replica, to deliver on the GET streams held here. */
+  readonly events: EventBus<StateEvent>;
+}
+
+/** Why this process closed a copy itself. */
+type Detach = 'expired' | 'deleted' | 'shutdown';
+
+/** The revision the SDK's Server answers an initialize with (the requested one if it speaks it, else its newest). */
+const negotiatedRevision = (requested: string): string =>
+  SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : (SUPPORTED_PROTOCOL_VERSIONS[0] ?? requested);
+
+/** Creates the session table; a client's DELETE ends a session in the store, everything else only here. */
+export function createLiveSessions(runtime: GatewayRuntime, options: LiveSessionsOptions): LiveSessions {
   const live = new Map<string, LiveSession>();
+  // Rebuilds in progress, so that concurrent first requests for one session share one rebuild.
+  const rebuilding = new Map<string, Promise<LiveSession | undefined>>();
+  // Copies this process closed itself, and why: a session that expired or was deleted (its stored record is
+  // already gone), or shutdown (the record stays, for the next process or another replica to take over).
+  const detached = new Map<string, Detach>();
 
   const forget = (record: SessionRecord): void => {
     if (!live.delete(record.id)) return;
-    void runtime.store.delete(record.id);
+    const reason = detached.get(record.id);
+    detached.delete(record.id);
+    if (reason === 'shutdown' || reason === 'deleted') return;
+    if (reason === undefined) {
+      // The transport closed on the client's DELETE: the session ends for every replica.
+      runtime.store.delete(record.id).catch((error: unknown) => {
+        runtime.log.warn({ err: error, session: record.id }, 'session not deleted from the shared store');
+      });
+    }
     // Jobs of a session-scoped session die with it; principal-scoped jobs outlive one connection.
     if (record.scopeKey === record.id) runtime.jobs.dropOwner(record.id);
   };
+
+  const build = async (record: SessionRecord, principal: Principal): Promise<LiveSession> => {
+    const audience: Audience = {
+      era: 'legacy',
+      disclosure: record.disclosure,
+      principal,
+      scopeKey: record.scopeKey,
+      sessionId: record.id,
+    };
+    const transport: SessionTransport =
+      runtime.config.server.transport === 'sdk'
+        ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => record.id })
+        : new NativeHttpTransport(record.id, {
+            maxBatch: runtime.config.server.max_batch_size,
+            maxResponseBytes: runtime.config.server.max_response_bytes,
+          });
+    // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
+    transport.onclose = () => forget(record);
+    const server = createSessionServer(runtime, audience);
+    await server.connect(transport);
+    const session: LiveSession = { record, principal, audience, transport, server };
+    live.set(record.id, session);
+    return session;
+  };
+
+  const rebuild = async (id: string, principal: Principal): Promise<LiveSession | undefined> => {
+    const record = await runtime.store.get(id);
+    // A session of another principal is reported exactly like an unknown one.
+    if (record === undefined || record.principal !== principal.name) return undefined;
+    const existing = live.get(id);
+    if (existing !== undefined) return existing;
+    const session = await build(record, principal);
+    try {
+      await replayInitialize(session.transport, record, runtime.config.server.path);
+    } catch (error) {
+      detached.set(id, 'shutdown');
+      await session.transport.close();
+      throw error;
+    }
+    runtime.metrics.inc('skillgate_sessions_restored_total');
+    runtime.log.info({ session: id, principal: principal.name }, 'session taken over from the shared store');
+    return session;
+  };
+
+  const closeCopy = async (id: string, reason: Detach): Promise<void> => {
+    const session = live.get(id);
+    if (session === undefined) return;
+    detached.set(id, reason);
+    await session.transport.close();
+  };
+
+  // A notification for a session (or an unlock scope) may come from any replica; only the copy that holds
+  // the session's GET stream writes it (the others have no stream to write to), so a client hears it once.
+  options.events.subscribe((event) => {
+    if (event.kind === 'session_notify') {
+      const session = live.get(event.sessionId);
+      if (session !== undefined) void session.server.notification(event.message).catch(() => {});
+    } else if (event.kind === 'scope_notify') {
+      for (const session of live.values()) {
+        if (session.audience.scopeKey !== event.scopeKey || session.record.id === event.exceptSessionId)
+          continue;
+        void session.server.notification(event.message).catch(() => {});
+      }
+    }
+  });
 
   return {
     async open(principal, initialize) {
@@ -52,7 +161,8 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
         id,
         principal: principal.name,
         client: { name: client.name, version: client.version },
-        disclosure: pickDisclosure(client.name, principal.name),
+        protocolVersion: negotiatedRevision(initialize.params.protocolVersion),
+        disclosure: options.pickDisclosure(client.name, principal.name),
         scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.name}` : id,
         createdAt: Date.now(),
       };
@@ -65,26 +175,7 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
         }
         throw error;
       }
-      const audience: Audience = {
-        era: 'legacy',
-        disclosure: record.disclosure,
-        principal,
-        scopeKey: record.scopeKey,
-        sessionId: id,
-      };
-      const transport: SessionTransport =
-        runtime.config.server.transport === 'sdk'
-          ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => id })
-          : new NativeHttpTransport(id, {
-              maxBatch: runtime.config.server.max_batch_size,
-              maxResponseBytes: runtime.config.server.max_response_bytes,
-            });
-      // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
-      transport.onclose = () => forget(record);
-      const server = createSessionServer(runtime, audience);
-      await server.connect(transport);
-      const session: LiveSession = { record, principal, audience, transport, server };
-      live.set(id, session);
+      const session = await build(record, principal);
       runtime.metrics.inc('skillgate_sessions_created_total');
       runtime.log.info(
         { session: id, principal: principal.name, client: record.client, disclosure: record.disclosure },
@@ -94,17 +185,25 @@ export function createLiveSessions(runtime: GatewayRuntime, pickDisclosure: Disc
     },
     async find(id, principal) {
       const session = live.get(id);
-      // A session of another principal is reported exactly like an unknown one.
-      if (session === undefined || session.principal.name !== principal.name) return undefined;
+      if (session === undefined) {
+        let pending = rebuilding.get(id);
+        if (pending === undefined) {
+          pending = rebuild(id, principal).finally(() => rebuilding.delete(id));
+          rebuilding.set(id, pending);
+        }
+        const rebuilt = await pending;
+        return rebuilt?.principal.name === principal.name ? rebuilt : undefined;
+      }
+      if (session.principal.name !== principal.name) return undefined;
       if ((await runtime.store.get(id)) === undefined) {
-        await session.transport.close();
+        await closeCopy(id, 'expired');
         return undefined;
       }
       return session;
     },
-    async close(id) {
-      const session = live.get(id);
-      if (session !== undefined) await session.transport.close();
+    close: closeCopy,
+    async closeAll() {
+      await Promise.all([...live.keys()].map((id) => closeCopy(id, 'shutdown')));
     },
     all() {
       return live.values();

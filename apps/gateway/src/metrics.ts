@@ -1,13 +1,10 @@
+import type { JobEnd } from '@skillgate/state';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
 /** Label values of one series. */
 export type Labels = Readonly<Record<string, string>>;
 
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
-
-interface Histogram {
-  readonly counts: number[];
-  sum: number;
-  count: number;
-}
 
 /** Prometheus metrics of the gateway, rendered as text exposition format. */
 export interface Metrics {
@@ -15,8 +12,8 @@ export interface Metrics {
   inc(name: CounterName, labels?: Labels, n?: number): void;
   /** Records a script duration in seconds. */
   observeScriptDuration(seconds: number, labels: Labels): void;
-  /** Prometheus text; gauges are read at scrape time. */
-  render(gauges: Readonly<Record<GaugeName, number>>): string;
+  /** Prometheus text; gauges are read at scrape time, the figures shared by replicas from a short cache. */
+  render(gauges: Readonly<Record<GaugeName, number>>): Promise<string>;
 }
 
 /** Every counter the gateway exports. */
@@ -27,6 +24,7 @@ export type CounterName =
   | 'skillgate_rejected_requests_total'
   | 'skillgate_rejected_connections_total'
   | 'skillgate_sessions_created_total'
+  | 'skillgate_sessions_restored_total'
   | 'skillgate_catalog_reloads_total';
 
 /** Every gauge the gateway exports. */
@@ -36,14 +34,33 @@ export type GaugeName =
   | 'skillgate_scripts_queued'
   | 'skillgate_skills_loaded';
 
+/** Figures of every replica sharing the state backend (with `memory`, this process's own). */
+export interface SharedFigures {
+  readonly sessionsOpen: number;
+  readonly jobsRunning: number;
+}
+
+/** Options of createMetrics. */
+export interface MetricsOptions {
+  /** Async jobs running on this replica. */
+  readonly localJobsRunning?: () => number;
+  /** Reads the shared figures from the store; a failure leaves them out of that scrape. */
+  readonly sharedFigures?: () => Promise<SharedFigures>;
+  /** How long shared figures are reused, so frequent scrapes of many replicas cost the store little. */
+  readonly sharedCacheMs?: number;
+  /** Also export prom-client's process and Node.js metrics (default true). */
+  readonly processMetrics?: boolean;
+}
+
 const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration_seconds', string>> = {
   skillgate_tool_calls_total: 'Tool calls by kind and outcome.',
   skillgate_unlocks_total: 'First unlocks of a skill in a session.',
   skillgate_script_runs_total: 'Finished script runs by status.',
   skillgate_rejected_requests_total: 'HTTP requests rejected by reason.',
-  skillgate_rejected_connections_total:
-    'TCP connections closed by reason: on accept (connection caps), or for output left unread.',
+  skillgate_rejected_connections_total: 'TCP connections closed on accept by reason (connection caps).',
   skillgate_sessions_created_total: 'MCP sessions created.',
+  skillgate_sessions_restored_total:
+    'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
   skillgate_sessions_open: 'MCP sessions open now.',
   skillgate_scripts_running: 'Scripts running now.',
@@ -52,67 +69,112 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_script_duration_seconds: 'Script run duration.',
 };
 
-const escapeLabel = (value: string): string =>
-  value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+// Labels are written in name order, whatever order a caller gave them in.
+const sorted = (labels: Labels): Record<string, string> =>
+  Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-const seriesKey = (labels: Labels | undefined): string => {
-  if (labels === undefined) return '';
-  const parts = Object.keys(labels)
-    .sort()
-    .map((k) => `${k}="${escapeLabel(labels[k] ?? '')}"`);
-  return parts.length === 0 ? '' : `{${parts.join(',')}}`;
-};
+/**
+ * Creates the gateway's metrics on prom-client, in a registry of its own (several gateways may share a
+ * process in tests). A counter or histogram is created on first use, with the label names of that use, so
+ * a series appears once it has a value. Label sets stay small (kinds, outcomes, reasons), never tool names.
+ */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const counters = new Map<CounterName, Counter>();
+  const durations: { histogram?: Histogram } = {};
 
-/** Creates an empty metrics registry. Label sets stay small (kinds, outcomes, reasons), never tool names. */
-export function createMetrics(): Metrics {
-  const counters = new Map<CounterName, Map<string, number>>();
-  const durations = new Map<string, Histogram>();
+  const gauges = new Map<GaugeName, Gauge>();
+  const gauge = (name: GaugeName): Gauge => {
+    let found = gauges.get(name);
+    if (found === undefined) {
+      found = new Gauge({ name, help: HELP[name], registers: [registry] });
+      gauges.set(name, found);
+    }
+    return found;
+  };
+  if (options.localJobsRunning !== undefined) {
+    const read = options.localJobsRunning;
+    new Gauge({
+      name: 'skillgate_jobs_running',
+      help: 'Async jobs running on this replica.',
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  // The shared figures live in a registry of their own: one that cannot be read is left out, not reported 0.
+  const shared = new Registry();
+  const sharedSessions = new Gauge({
+    name: 'skillgate_shared_sessions_open',
+    help: 'Sessions open across every replica sharing the state backend.',
+    registers: [shared],
+  });
+  const sharedJobs = new Gauge({
+    name: 'skillgate_shared_jobs_running',
+    help: 'Async jobs running across every replica sharing the state backend.',
+    registers: [shared],
+  });
+  const cacheMs = options.sharedCacheMs ?? 2000;
+  let cached: { readonly at: number; readonly figures: Promise<SharedFigures | undefined> } | undefined;
+  const sharedText = async (): Promise<string> => {
+    const read = options.sharedFigures;
+    if (read === undefined) return '';
+    const now = Date.now();
+    if (cached === undefined || now - cached.at >= cacheMs) {
+      // Concurrent scrapes share one read; a failed read is not kept past this scrape's cache window.
+      cached = { at: now, figures: read().catch(() => undefined) };
+    }
+    const figures = await cached.figures;
+    if (figures === undefined) return '';
+    sharedSessions.set(figures.sessionsOpen);
+    sharedJobs.set(figures.jobsRunning);
+    return shared.metrics();
+  };
+
   return {
     inc(name, labels, n = 1) {
-      let series = counters.get(name);
-      if (series === undefined) {
-        series = new Map();
-        counters.set(name, series);
+      let counter = counters.get(name);
+      if (counter === undefined) {
+        const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
+        counter = new Counter({ name, help: HELP[name], labelNames, registers: [registry] });
+        counters.set(name, counter);
       }
-      const key = seriesKey(labels);
-      series.set(key, (series.get(key) ?? 0) + n);
+      if (labels === undefined) counter.inc(n);
+      else counter.inc(sorted(labels), n);
     },
     observeScriptDuration(seconds, labels) {
-      const key = seriesKey(labels);
-      let h = durations.get(key);
-      if (h === undefined) {
-        h = { counts: DURATION_BUCKETS.map(() => 0), sum: 0, count: 0 };
-        durations.set(key, h);
-      }
-      DURATION_BUCKETS.forEach((bound, i) => {
-        if (seconds <= bound && h !== undefined) h.counts[i] = (h.counts[i] ?? 0) + 1;
-      });
-      h.sum += seconds;
-      h.count += 1;
-    },
-    render(gauges) {
-      const lines: string[] = [];
-      for (const [name, series] of counters) {
-        lines.push(`# HELP ${name} ${HELP[name]}`, `# TYPE ${name} counter`);
-        for (const [key, value] of series) lines.push(`${name}${key} ${value}`);
-      }
-      for (const name of Object.keys(gauges) as GaugeName[]) {
-        lines.push(`# HELP ${name} ${HELP[name]}`, `# TYPE ${name} gauge`, `${name} ${gauges[name]}`);
-      }
-      const hname = 'skillgate_script_duration_seconds';
-      lines.push(`# HELP ${hname} ${HELP[hname]}`, `# TYPE ${hname} histogram`);
-      for (const [key, h] of durations) {
-        const inner = key === '' ? '' : `${key.slice(1, -1)},`;
-        DURATION_BUCKETS.forEach((bound, i) => {
-          lines.push(`${hname}_bucket{${inner}le="${bound}"} ${h.counts[i] ?? 0}`);
+      if (durations.histogram === undefined) {
+        durations.histogram = new Histogram({
+          name: 'skillgate_script_duration_seconds',
+          help: HELP.skillgate_script_duration_seconds,
+          labelNames: Object.keys(labels).sort(),
+          buckets: DURATION_BUCKETS,
+          registers: [registry],
         });
-        lines.push(
-          `${hname}_bucket{${inner}le="+Inf"} ${h.count}`,
-          `${hname}_sum${key} ${h.sum}`,
-          `${hname}_count${key} ${h.count}`,
-        );
       }
-      return `${lines.join('\n')}\n`;
+      durations.histogram.observe(sorted(labels), seconds);
+    },
+    async render(values) {
+      for (const name of Object.keys(values) as GaugeName[]) gauge(name).set(values[name]);
+      const [own, across] = await Promise.all([registry.metrics(), sharedText()]);
+      return across === '' ? own : `${own}\n${across}`;
     },
   };
+}
+
+/** Counts an async job that ended on this replica like a finished run, with its duration (mode async). */
+export function countJobEnd(metrics: Metrics, end: JobEnd): void {
+  const status =
+    end.state === 'exited'
+      ? end.exitCode === 0
+        ? 'ok'
+        : end.signal !== null
+          ? 'killed'
+          : 'nonzero'
+      : end.state;
+  metrics.inc('skillgate_script_runs_total', { status });
+  metrics.observeScriptDuration(end.durationMs / 1000, { mode: 'async' });
 }

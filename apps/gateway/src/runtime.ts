@@ -1,7 +1,7 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import type { ScriptRunner } from '@skillgate/runner';
 import type { SessionStore } from '@skillgate/sessions';
-import type { JobRegistry } from '@skillgate/state';
+import type { EventBus, JobRegistry, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccessPolicy } from './accessPolicy.js';
 import type { CatalogSource } from './catalogSource.js';
@@ -14,6 +14,8 @@ export interface GatewayRuntime {
   readonly config: SkillgateConfig;
   readonly catalogs: CatalogSource;
   readonly store: SessionStore;
+  /** Notifications across replicas (in-process with the memory backend). */
+  readonly events: EventBus<StateEvent>;
   readonly runner: ScriptRunner;
   /** Async jobs, recorded in the state backend's job store (shared by replicas with Redis). */
   readonly jobs: JobRegistry;

@@ -35,7 +35,18 @@ export function registerToolHandlers(
       const progressToken = request.params._meta?.progressToken;
       const done = await callTool(runtime, audience, name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
-        notifyToolsChanged: () => ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }),
+        notifyToolsChanged: async () => {
+          await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+          // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
+          if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
+            runtime.events.publish({
+              kind: 'scope_notify',
+              scopeKey: audience.scopeKey,
+              exceptSessionId: audience.sessionId,
+              message: { method: 'notifications/tools/list_changed' },
+            });
+          }
+        },
         // About once a second while a script runs: elapsed seconds and its last output line.
         ...(progressToken === undefined
           ? {}

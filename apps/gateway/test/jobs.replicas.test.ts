@@ -4,6 +4,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKEND_HEADER, startHaproxy } from './helpers/haproxy.js';
 import { post } from './helpers/rawHttp.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
@@ -34,6 +35,8 @@ interface JobStatus {
 
 interface ToolAnswer {
   readonly status: number;
+  /** The replica that answered, when the request went through HAProxy (r0 = A, r1 = B). */
+  readonly backend: string | null;
   readonly result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
   readonly error?: { code: number; message: string; data?: { reason?: string } };
 }
@@ -61,8 +64,8 @@ async function callTool(base: string, name: string, args: Record<string, unknown
     { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name },
   );
   const text = await response.text();
-  const body = (text === '' ? {} : JSON.parse(text)) as Omit<ToolAnswer, 'status'>;
-  return { status: response.status, ...body };
+  const body = (text === '' ? {} : JSON.parse(text)) as Omit<ToolAnswer, 'status' | 'backend'>;
+  return { status: response.status, backend: response.headers.get(BACKEND_HEADER), ...body };
 }
 
 async function startJob(base: string): Promise<string> {
@@ -101,6 +104,13 @@ async function pidOf(base: string, jobId: string): Promise<number> {
   const pid = Number(/^pid (\d+)$/m.exec(stdout)?.[1] ?? Number.NaN);
   if (Number.isNaN(pid)) throw new Error(`no pid in: ${stdout}`);
   return pid;
+}
+
+/** The value of one series in a replica's /metrics (NaN when absent). */
+async function metric(base: string, series: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
 }
 
 /** Replica A: `skillgate serve` as a real process on the shared Redis; resolves once it listens. */
@@ -203,6 +213,12 @@ describe('async jobs across replicas (state.backend: redis)', () => {
     expect(isAlive(pid)).toBe(true);
     const later = await status(b.base, jobId);
     expect(later.state).toBe('running');
+    // Each replica counts its own jobs; the shared figure, read from the store, counts A's job on B too.
+    expect(await metric(a.base, 'skillgate_jobs_running')).toBe(1);
+    expect(await metric(b.base, 'skillgate_jobs_running')).toBe(0);
+    await waitFor(async () => (await metric(b.base, 'skillgate_shared_jobs_running')) === 1, {
+      what: 'the shared running count on B',
+    });
 
     const cancel = await callTool(b.base, 'skill_cancel_async', { job_id: jobId });
     expect(cancel.result?.isError).not.toBe(true);
@@ -214,6 +230,16 @@ describe('async jobs across replicas (state.backend: redis)', () => {
       what: 'the cancelled state through B',
     });
     expect((await status(a.base, jobId)).state).toBe('cancelled');
+    // A counts the end of the job it ran, like a finished run.
+    await waitFor(
+      async () => (await metric(a.base, 'skillgate_script_runs_total{status="cancelled"}')) === 1,
+      {
+        what: 'the cancelled run counted on A',
+      },
+    );
+    await waitFor(async () => (await metric(b.base, 'skillgate_shared_jobs_running')) === 0, {
+      what: 'the shared running count back to 0',
+    });
   });
 
   it('a job started through B is read and cancelled through A; an unknown id is found on neither', async () => {
@@ -225,6 +251,40 @@ describe('async jobs across replicas (state.backend: redis)', () => {
     expect(foreign.result?.isError).toBe(true);
     await callTool(a.base, 'skill_cancel_async', { job_id: jobId });
     await waitFor(async () => (await status(b.base, jobId)).state === 'cancelled', { what: 'cancelled' });
+  });
+
+  it('through a round-robin balancer, reads of one job land on both replicas and agree', async () => {
+    const lb = await startHaproxy({ ports: [Number(new URL(a.base).port), Number(new URL(b.base).port)] });
+    try {
+      const jobId = await startJob(lb.base);
+      const seen = new Map<string, string>();
+      await waitFor(
+        async () => {
+          const answer = await callTool(lb.base, 'skill_get_async_status', { job_id: jobId, tail: 3 });
+          const content = answer.result?.structuredContent as unknown as JobStatus | undefined;
+          if (answer.backend !== null && content?.state === 'running' && content.stdout.includes('tick')) {
+            seen.set(answer.backend, content.stdout);
+          }
+          return seen.size === 2;
+        },
+        { what: 'live output answered by both replicas', timeoutMs: 15_000 },
+      );
+      expect([...seen.keys()].sort()).toEqual(['r0', 'r1']);
+      const cancel = await callTool(lb.base, 'skill_cancel_async', { job_id: jobId });
+      expect(cancel.result?.isError).not.toBe(true);
+      const ended = new Set<string>();
+      await waitFor(
+        async () => {
+          const answer = await callTool(lb.base, 'skill_get_async_status', { job_id: jobId });
+          const content = answer.result?.structuredContent as unknown as JobStatus | undefined;
+          if (answer.backend !== null && content?.state === 'cancelled') ended.add(answer.backend);
+          return ended.size === 2;
+        },
+        { what: 'both replicas to report the job cancelled' },
+      );
+    } finally {
+      await lb.close();
+    }
   });
 
   it('reports a job lost, with a reason, once its replica is killed with SIGKILL', async () => {

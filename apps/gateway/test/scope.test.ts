@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, toolNames } from './helpers/testGateway.js';
+import { waitFor } from './helpers/waitFor.js';
 
 const TOKEN_A = 'scope-token-a-0123456789';
 const TOKEN_B = 'scope-token-b-0123456789';
@@ -44,5 +45,18 @@ describe('sessions.scope: principal', () => {
     expect(await toolNames(other.client)).not.toContain('skill_text-stats_run_stats_py');
     await reconnected.close();
     await other.close();
+  });
+
+  it("tells the principal's other open sessions, on their GET streams, that an unlock changed their list", async () => {
+    const a = await connectClient(gw.url, { token: TOKEN_A });
+    const b = await connectClient(gw.url, { token: TOKEN_A });
+    const stranger = await connectClient(gw.url, { token: TOKEN_B });
+    await b.client.callTool({ name: 'skill_log-triage_get_info', arguments: {} });
+    expect(b.listChanged()).toBe(1);
+    await waitFor(() => a.listChanged() === 1, { what: "list_changed on the other session's stream" });
+    expect(await toolNames(a.client)).toContain('skill_log-triage_run_triage_sh');
+    await stranger.client.listTools();
+    expect([a.listChanged(), b.listChanged(), stranger.listChanged()]).toEqual([1, 1, 0]);
+    await Promise.all([a.close(), b.close(), stranger.close()]);
   });
 });

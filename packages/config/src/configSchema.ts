@@ -329,8 +329,10 @@ const rateLimitSchema = z.strictObject({
     .number()
     .min(0)
     .default(50)
-    .describe('Per-principal refill rate of the token bucket on the MCP endpoint; 0 = off.'),
-  burst: count().default(200).describe('Per-principal bucket size.'),
+    .describe(
+      'Per-principal sustained request rate on the MCP endpoint (burst per window of ⌈burst / rate⌉ s, shared by every replica); 0 = off.',
+    ),
+  burst: count().default(200).describe('Requests a principal may send at once (per window).'),
 });
 
 const stateSchema = z.strictObject({

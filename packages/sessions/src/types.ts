@@ -14,8 +14,8 @@ export interface SessionRecord {
   readonly id: string;
   readonly principal: string;
   readonly client: ClientInfo;
-  /** MCP protocol revision negotiated at initialize (optional until every writer records it). */
-  readonly protocolVersion?: string;
+  /** MCP protocol revision negotiated at initialize (a replica rebuilding the session replays it). */
+  readonly protocolVersion: string;
   /** Disclosure mode chosen at initialize (config default or a client profile). */
   readonly disclosure: Disclosure;
   /** Key that unlocks and jobs are stored under: the session id, or the principal when scope is `principal`. */

@@ -7,6 +7,7 @@ const record = (id: string, principal = 'anonymous', scopeKey = id): SessionReco
   principal,
   scopeKey,
   client: { name: 'test', version: '1' },
+  protocolVersion: '2025-06-18',
   disclosure: 'namespaced',
   createdAt: Date.now(),
 });

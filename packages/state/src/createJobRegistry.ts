@@ -4,7 +4,7 @@ import { RunnerError, type RunningScript, type ScriptOutput, type ScriptRunner }
 import { cutOutput } from './cutOutput.js';
 import { mirrorJob } from './mirrorJob.js';
 import { StateError } from './stateError.js';
-import type { JobRecord, JobRegistry, JobStatus, JobStore } from './types.js';
+import type { JobEnd, JobRecord, JobRegistry, JobStatus, JobStore } from './types.js';
 
 /** Options of createJobRegistry. */
 export interface JobRegistryOptions {
@@ -19,6 +19,8 @@ export interface JobRegistryOptions {
   readonly closeGraceMs?: number;
   /** Receives store failures of running jobs (the scripts keep running). */
   readonly onError?: (error: unknown) => void;
+  /** Called on this replica once the end of a job that ran here is recorded (for metrics). */
+  readonly onEnd?: (end: JobEnd) => void;
 }
 
 const NO_OUTPUT: ScriptOutput = {
@@ -79,13 +81,29 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       if (closed) throw new StateError('STATE_CLOSED', 'the job registry is shutting down');
       const id = randomBytes(16).toString('base64url');
       const job: LocalJob = { abort: new AbortController() };
-      await store.start({
-        id,
-        owner,
-        skill: req.skillName,
-        script: relative(req.skillDir, req.scriptPath),
-        startedAt: Date.now(),
+      const failed = (error: unknown) => ({
+        state: 'failed' as const,
+        exitCode: null,
+        signal: null,
+        durationMs: 0,
+        output: NO_OUTPUT,
+        error: error instanceof Error ? error.message : String(error),
       });
+      try {
+        await store.start({
+          id,
+          owner,
+          skill: req.skillName,
+          script: relative(req.skillDir, req.scriptPath),
+          startedAt: Date.now(),
+        });
+      } catch (error) {
+        // A start that timed out may still have been written: end it, so it cannot hold a running slot.
+        if (error instanceof StateError && error.code === 'STATE_UNAVAILABLE') {
+          store.finish(id, failed(error)).catch(() => {});
+        }
+        throw error;
+      }
       local.set(id, job);
       const signal =
         req.signal === undefined ? job.abort.signal : AbortSignal.any([job.abort.signal, req.signal]);
@@ -95,23 +113,19 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         local.delete(id);
         const spawnFailed = error instanceof RunnerError && error.code === 'RUNNER_SPAWN_FAILED';
         // The record must not stay `running`: a job that never ran ended as failed.
-        await store
-          .finish(id, {
-            state: 'failed',
-            exitCode: null,
-            signal: null,
-            durationMs: 0,
-            output: NO_OUTPUT,
-            error: error instanceof Error ? error.message : String(error),
-          })
-          .catch(report);
+        await store.finish(id, failed(error)).catch(report);
         if (spawnFailed) return { job_id: id };
         throw error;
       }
       job.mirrored = mirrorJob(store, id, job.running, {
         intervalMs: options.mirrorIntervalMs,
         onError: report,
-      }).finally(() => local.delete(id));
+      })
+        .then((end) => {
+          if (end !== undefined) options.onEnd?.(end);
+        })
+        .catch(report)
+        .finally(() => local.delete(id));
       return { job_id: id };
     },
     async status(owner, jobId, tailLines) {

@@ -14,6 +14,8 @@ export interface RedisSessionStoreOptions {
   readonly maxPerPrincipal: number;
   /** Called on every replica, once per expired session (the replica holding its stream closes it). */
   readonly onExpire?: (session: { readonly id: string }) => void;
+  /** Called on every replica (this one too) when a session was deleted, so each closes its copy of it. */
+  readonly onDeleted?: (session: { readonly id: string }) => void;
   /** How often this replica looks for expired sessions (default ttl/4, between 50 ms and 5 s). */
   readonly sweepIntervalMs?: number;
 }
@@ -80,6 +82,7 @@ const COUNT = redisScript(`${NOW}
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`);
 
 const EXPIRED_CHANNEL = 'sessions:expired';
+const DELETED_CHANNEL = 'sessions:deleted';
 
 const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((v) => typeof v === 'string');
@@ -117,6 +120,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     if (!isStringArray(ids)) return;
     for (const id of ids) options.onExpire?.({ id });
   });
+
+  const unsubscribeDeleted = connection.subscribe(DELETED_CHANNEL, (id) => options.onDeleted?.({ id }));
 
   const sweep = (): void => {
     if (!connection.isHealthy()) return;
@@ -162,7 +167,13 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     },
     async delete(id) {
       ensureOpen();
-      return (await connection.script(DELETE, [sessionKey(id), index], [prefix, id])) === 1;
+      const deleted = (await connection.script(DELETE, [sessionKey(id), index], [prefix, id])) === 1;
+      if (deleted) {
+        connection.publish(DELETED_CHANNEL, id).catch(() => {
+          // Redis went away after the delete: other replicas close their copies when a request misses it.
+        });
+      }
+      return deleted;
     },
     async unlock(scopeKey, skill) {
       ensureOpen();
@@ -210,6 +221,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       closed = true;
       clearInterval(timer);
       unsubscribe();
+      unsubscribeDeleted();
     },
   };
 }

@@ -25,6 +25,8 @@ export interface StateBackendOptions {
     readonly maxPerPrincipal: number;
     /** Called once per expired session (with `redis`, on every replica). */
     readonly onExpire?: (session: { readonly id: string }) => void;
+    /** Called on every replica when a session was deleted on any (with `redis`; memory has one replica). */
+    readonly onDeleted?: (session: { readonly id: string }) => void;
   };
   readonly jobs: {
     readonly ttlMs: number;
@@ -75,7 +77,8 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
     replica,
   };
   if (options.backend === 'memory') {
-    const sessions = createMemorySessionStore({ ...options.sessions });
+    const { ttlMs, maxSessions, maxPerPrincipal, onExpire } = options.sessions;
+    const sessions = createMemorySessionStore({ ttlMs, maxSessions, maxPerPrincipal, onExpire });
     const jobs = createMemoryJobStore(jobOptions);
     return {
       backend: 'memory',

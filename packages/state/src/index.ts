@@ -31,6 +31,7 @@ export type {
   NewJob,
   RateLimiter,
   RateLimitOptions,
+  ScopeNotifyEvent,
   SessionNotifyEvent,
   StateErrorCode,
   StateEvent,

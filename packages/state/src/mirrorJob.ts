@@ -40,15 +40,15 @@ async function recordEnd(
 /**
  * Keeps a started job's record current while its script runs on this replica: writes new output every
  * interval, stops the script when a cancel arrives (published to this replica, or seen on the record), and
- * records how it ended, retrying while the store is unavailable. Resolves once the end is recorded (or the
- * store was closed).
+ * records how it ended, retrying while the store is unavailable. Resolves with that end once it is recorded
+ * (or the store was closed).
  */
 export async function mirrorJob(
   store: JobStore,
   jobId: string,
   running: RunningScript,
   options: MirrorJobOptions = {},
-): Promise<void> {
+): Promise<JobEnd | undefined> {
   const report = options.onError ?? (() => {});
   const off = store.onCancel((id) => {
     if (id === jobId) running.cancel();
@@ -86,8 +86,10 @@ export async function mirrorJob(
       ...(result.limit_exceeded === undefined ? {} : { limitExceeded: result.limit_exceeded }),
     };
     await recordEnd(store, jobId, end, report);
+    return end;
   } catch (error) {
     report(error);
+    return undefined;
   } finally {
     clearInterval(timer);
     off();

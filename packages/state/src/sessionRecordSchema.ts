@@ -7,7 +7,7 @@ const schema = z.object({
   id: z.string().min(1),
   principal: z.string().min(1),
   client: z.object({ name: z.string(), version: z.string() }),
-  protocolVersion: z.string().optional(),
+  protocolVersion: z.string().min(1),
   disclosure: z.enum(DISCLOSURES),
   scopeKey: z.string().min(1),
   createdAt: z.number(),

@@ -15,4 +15,10 @@ export const stateEventSchema: z.ZodType<StateEvent> = z.union([
     sessionId: z.string().min(1),
     message: z.object({ method: z.string().min(1), params }),
   }),
+  z.object({
+    kind: z.literal('scope_notify'),
+    scopeKey: z.string().min(1),
+    exceptSessionId: z.string().min(1).optional(),
+    message: z.object({ method: z.string().min(1), params }),
+  }),
 ]);

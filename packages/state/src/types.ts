@@ -28,8 +28,20 @@ export interface SessionNotifyEvent {
   readonly message: { readonly method: string; readonly params?: Readonly<Record<string, unknown>> };
 }
 
+/**
+ * A JSON-RPC notification for the GET streams of every 2025-era session sharing an unlock scope (a
+ * principal-scoped unlock changes the lists of that principal's other sessions, wherever they are held).
+ */
+export interface ScopeNotifyEvent {
+  readonly kind: 'scope_notify';
+  readonly scopeKey: string;
+  /** The session that caused it (it hears of it on its own response stream). */
+  readonly exceptSessionId?: string;
+  readonly message: { readonly method: string; readonly params?: Readonly<Record<string, unknown>> };
+}
+
 /** Everything that crosses replicas on the notification bus. */
-export type StateEvent = ListChangedEvent | SessionNotifyEvent;
+export type StateEvent = ListChangedEvent | SessionNotifyEvent | ScopeNotifyEvent;
 
 /**
  * Publish/subscribe between replicas. Structurally a `ServerEventBus` of the MCP SDK (v2): publish never

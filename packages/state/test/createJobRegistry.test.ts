@@ -13,7 +13,7 @@ import { createJobRegistry } from '../src/createJobRegistry.js';
 import { createMemoryJobStore } from '../src/createMemoryJobStore.js';
 import { createRedisJobStore } from '../src/createRedisJobStore.js';
 import { StateError } from '../src/stateError.js';
-import type { JobRegistry, JobStore, JobStoreOptions } from '../src/types.js';
+import type { JobEnd, JobRegistry, JobStore, JobStoreOptions } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { waitFor } from './helpers/waitFor.js';
@@ -58,6 +58,7 @@ function isAlive(pid: number): boolean {
 const printedPid = (text: string): number => Number(/pid (\d+)/.exec(text)?.[1] ?? Number.NaN);
 
 let redis: RedisServer;
+const ends: JobEnd[] = [];
 let pool: ReturnType<typeof connections>;
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(async () => {
@@ -82,7 +83,14 @@ for (const kind of ['memory', 'redis'] as const) {
         ? createMemoryJobStore(options)
         : createRedisJobStore({ connection: await pool.open(freshPrefix()), ...options });
     const scripts = createScriptRunner(runnerOptions(runner));
-    const jobs = createJobRegistry({ runner: scripts, store, defaultTailLines: 200, mirrorIntervalMs: 50 });
+    ends.splice(0);
+    const jobs = createJobRegistry({
+      runner: scripts,
+      store,
+      defaultTailLines: 200,
+      mirrorIntervalMs: 50,
+      onEnd: (end) => ends.push(end),
+    });
     cleanups.push(async () => {
       await jobs.close();
       await scripts.close();
@@ -151,6 +159,16 @@ for (const kind of ['memory', 'redis'] as const) {
         stderr: 'something broke\n',
       });
       expect(await jobs.status('s1', slow.job_id)).toMatchObject({ state: 'timed_out', signal: 'SIGTERM' });
+      // Each end is reported once, on the replica that ran the job.
+      expect(
+        ends
+          .splice(0)
+          .map((end) => [end.state, end.exitCode])
+          .sort(),
+      ).toEqual([
+        ['exited', 3],
+        ['timed_out', null],
+      ]);
     });
 
     it('cancels a running job and kills its process group', async () => {

@@ -30,6 +30,12 @@ describe('createRedisEventBus', () => {
       sessionId: 's1',
       message: { method: 'notifications/tools/list_changed' },
     };
+    const scoped: StateEvent = {
+      kind: 'scope_notify',
+      scopeKey: 'principal:agent-a',
+      exceptSessionId: 's1',
+      message: { method: 'notifications/tools/list_changed' },
+    };
     one.publish({ kind: 'tools_list_changed' });
     two.publish(notify);
     // The publisher's own listeners hear it at once, synchronously.
@@ -39,6 +45,9 @@ describe('createRedisEventBus', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(atOne).toEqual([{ kind: 'tools_list_changed' }, notify]);
     expect(atTwo).toEqual([notify, { kind: 'tools_list_changed' }]);
+    one.publish(scoped);
+    await waitFor(() => atTwo.length === 3, { what: 'the scope notification on the other replica' });
+    expect(atTwo[2]).toEqual(scoped);
     one.close();
     two.close();
   });

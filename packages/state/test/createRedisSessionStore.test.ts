@@ -80,6 +80,26 @@ describe('createRedisSessionStore', () => {
     expect((await one.unlocked('s1')).size).toBe(0);
   });
 
+  it('tells every replica (the deleting one too) when a session was deleted, and only once', async () => {
+    const prefix = freshPrefix();
+    const atOne: string[] = [];
+    const atTwo: string[] = [];
+    const one = await replica(prefix, { onDeleted: (s) => atOne.push(s.id) });
+    const two = await replica(prefix, { onDeleted: (s) => atTwo.push(s.id) });
+    await one.create(record('d1'));
+    expect(await two.delete('d1')).toBe(true);
+    // A second delete of a gone session announces nothing.
+    expect(await one.delete('d1')).toBe(false);
+    await waitFor(() => atOne.length === 1 && atTwo.length === 1, { what: 'the delete on both replicas' });
+    await one.create(record('d2'));
+    await one.delete('d2');
+    await waitFor(() => atOne.length === 2 && atTwo.length === 2, { what: 'the second delete on both' });
+    expect([atOne, atTwo]).toEqual([
+      ['d1', 'd2'],
+      ['d1', 'd2'],
+    ]);
+  });
+
   it('keeps principal-scoped unlocks after the session ends', async () => {
     const store = await replica(freshPrefix());
     await store.create(record('s2', 'agent-a', 'principal:agent-a'));

@@ -1,0 +1,188 @@
+// pnpm bench, replicas part: the Redis state backend against memory on one replica, two replicas behind
+// HAProxy against one, and the bytes a session costs in Redis. Uses the real redis-server and haproxy that
+// the gateway's replica tests start (apps/gateway/test/helpers), and skips itself when they are absent.
+import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { execa } from 'execa';
+import { type Haproxy, startHaproxy } from '../../apps/gateway/test/helpers/haproxy.js';
+import { type RedisServer, startRedisServer } from '../../apps/gateway/test/helpers/redisServer.js';
+import { type BenchServer, openSessions, rpc, startServer } from './support.js';
+
+/** One autocannon run: requests per second, latency percentiles (ms), failed answers. */
+export interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+}
+
+/** What the main benchmark lends this part: its load generator and its result table. */
+export interface ReplicaBenchDeps {
+  readonly examples: string;
+  readonly seconds: number;
+  readonly sessions: number;
+  load(url: string, sessions: string[], body: object, seconds: number): Promise<LoadResult>;
+  row(
+    group: string,
+    metric: string,
+    value: string,
+    reference: string,
+    ratio: string,
+    target: string,
+    ok?: boolean,
+  ): void;
+  fmt(n: number, digits?: number): string;
+  note(text: string): void;
+}
+
+const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+const INFO = {
+  jsonrpc: '2.0',
+  id: 3,
+  method: 'tools/call',
+  params: { name: 'skill_csv-tools_get_info', arguments: {} },
+};
+
+const installed = (command: string, flag: string): boolean => spawnSync(command, [flag]).status === 0;
+
+/**
+ * Opens sessions through url and unlocks a skill in each, twice in a row (consecutive requests go to the
+ * two replicas behind a round-robin balancer, so both hold a copy before the measurement starts).
+ */
+async function warm(url: string, n: number): Promise<string[]> {
+  const { ids } = await openSessions(url, n);
+  for (const id of ids) for (let i = 0; i < 2; i++) await rpc(url, id, INFO);
+  return ids;
+}
+
+async function measure(deps: ReplicaBenchDeps, url: string) {
+  const ids = await warm(url, deps.sessions);
+  return {
+    list: await deps.load(url, ids, LIST, deps.seconds),
+    info: await deps.load(url, ids, INFO, deps.seconds),
+  };
+}
+
+async function redisMemory(redis: RedisServer): Promise<number> {
+  const { stdout } = await execa('redis-cli', ['-p', String(redis.port), 'info', 'memory']);
+  return Number(/used_memory:(\d+)/.exec(stdout)?.[1] ?? Number.NaN);
+}
+
+/** Runs the replicas benchmark and adds its rows; returns the raw figures for latest.json. */
+export async function replicas(deps: ReplicaBenchDeps): Promise<Record<string, unknown>> {
+  const { row, fmt } = deps;
+  if (!installed('redis-server', '--version') || !installed('haproxy', '-v')) {
+    const why = 'skipped: redis-server or haproxy is not installed (apt-get install redis-server haproxy)';
+    deps.note(`replicas benchmark ${why}`);
+    row('replicas', 'Redis backend and replicas behind HAProxy', why, '', '', '');
+    return { skipped: why };
+  }
+  const redis = await startRedisServer({ appendOnly: false });
+  const servers: BenchServer[] = [];
+  const balancers: Haproxy[] = [];
+  const start = async (prefix?: string): Promise<BenchServer> => {
+    const env: Record<string, string> =
+      prefix === undefined ? {} : { SKILLGATE_REDIS_URL: redis.url, BENCH_KEY_PREFIX: prefix };
+    const server = await startServer('gateway', deps.examples, 'namespaced', 'auto', env);
+    servers.push(server);
+    return server;
+  };
+  const balance = async (backends: readonly BenchServer[]): Promise<string> => {
+    const proxy = await startHaproxy({ ports: backends.map((s) => Number(new URL(s.url).port)) });
+    balancers.push(proxy);
+    return proxy.base;
+  };
+  const stopAll = async () => {
+    for (const proxy of balancers.splice(0)) await proxy.close();
+    for (const server of servers.splice(0)) await server.stop();
+  };
+  try {
+    const memory = await measure(deps, (await start()).url);
+    await stopAll();
+    const single = await start('bench-one:');
+    const redisOne = await measure(deps, single.url);
+    const proxiedOne = await measure(deps, await balance([single]));
+    await stopAll();
+    const pair = [await start('bench-two:'), await start('bench-two:')];
+    const proxiedTwo = await measure(deps, await balance(pair));
+    await stopAll();
+
+    for (const [name, key] of [
+      ['tools/list', 'list'],
+      ['get_info (tools/call)', 'info'],
+    ] as const) {
+      const [r, m] = [redisOne[key], memory[key]];
+      row(
+        'replicas',
+        `${name} req/s, Redis backend (1 replica, ${deps.sessions} connections)`,
+        fmt(r.rps),
+        `memory ${fmt(m.rps)}`,
+        `${fmt((r.rps / m.rps) * 100, 0)}%`,
+        '>= 70%',
+        r.rps >= 0.7 * m.rps,
+      );
+      row(
+        'replicas',
+        `${name} p50 ms, Redis backend (1 replica)`,
+        String(r.p50),
+        `memory ${m.p50}`,
+        `${r.p50 - m.p50 >= 0 ? '+' : ''}${fmt(r.p50 - m.p50, 1)} ms`,
+        '<= +1 ms',
+        r.p50 - m.p50 <= 1,
+      );
+      const [two, one] = [proxiedTwo[key], proxiedOne[key]];
+      row(
+        'replicas',
+        `${name} req/s, 2 replicas behind HAProxy`,
+        fmt(two.rps),
+        `1 replica behind HAProxy ${fmt(one.rps)}`,
+        `${fmt(two.rps / one.rps, 2)}x`,
+        '',
+      );
+      row(
+        'replicas',
+        `${name} req/s, 1 replica behind HAProxy`,
+        fmt(one.rps),
+        `same replica direct ${fmt(r.rps)}`,
+        `${fmt((one.rps / r.rps) * 100, 0)}%`,
+        '',
+      );
+      const errors = [memory, redisOne, proxiedOne, proxiedTwo].reduce((n, run) => n + run[key].errors, 0);
+      if (errors > 0) row('replicas', `${name} failed answers`, String(errors), '', '', '0', false);
+    }
+    deps.note(
+      `replicas: this machine has ${cpus().length} cores shared by the load generator, ` +
+        'HAProxy, Redis and the gateways, so a second replica adds a process competing for the same cores ' +
+        'instead of adding capacity: the 2-vs-1 ratio shows the overhead of the extra hop and of sharing, not ' +
+        'scaling. Scaling needs replicas on separate cores or hosts.',
+    );
+
+    // Bytes per session: sessions opened and unlocked on one replica, Redis memory before and after.
+    const counting = await start('bench-bytes:');
+    await warm(counting.url, 20);
+    const before = await redisMemory(redis);
+    const n = deps.sessions * 20;
+    const { ids } = await openSessions(counting.url, n);
+    for (const id of ids) await rpc(counting.url, id, INFO);
+    const perSession = ((await redisMemory(redis)) - before) / n;
+    await stopAll();
+    row(
+      'replicas',
+      'Redis memory per session (record, 1 unlocked skill, indexes)',
+      `${fmt(perSession)} bytes`,
+      `${n} sessions`,
+      '',
+      '',
+    );
+    return {
+      memory,
+      redis_one: redisOne,
+      haproxy_one: proxiedOne,
+      haproxy_two: proxiedTwo,
+      bytes_per_session: perSession,
+    };
+  } finally {
+    await stopAll();
+    await redis.close();
+  }
+}
