@@ -139,7 +139,8 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
 
 /** The principal `--token NAME` names: a configured token by name, or `anonymous`; everything without. */
 function principalOf(config: SkillgateConfig, name: string | undefined): Principal {
-  if (name === undefined) return { name: '\0every skill', skills: ['*'] };
+  // `*` cannot be a token name, so it never shares a cached view with a configured token.
+  if (name === undefined) return { name: '*', skills: ['*'] };
   if (name === 'anonymous') return { name, skills: config.auth.anonymous_skills };
   const token = config.auth.tokens.find((t) => t.name === name);
   if (token === undefined) {

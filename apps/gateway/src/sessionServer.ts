@@ -8,12 +8,12 @@ import { registerToolHandlers } from './toolHandlers.js';
 export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
 
 /**
- * One low-level MCP Server per 2025-era session. The low-level Server (not McpServer) lets tools/list come
- * from the shared catalog filtered by the disclosure policy, and lets list_changed ride the response
- * stream of the get_info call that caused it (docs/protocol-eras.md).
+ * One low-level MCP Server per 2025-era session. Low-level tool handlers (not McpServer.registerTool) let
+ * tools/list come from the shared catalog filtered by the disclosure policy, and let list_changed ride the
+ * response stream of the get_info call that caused it (docs/protocol-eras.md); the McpServer around it
+ * only carries the Skills extension (docs/skills-extension.md).
  */
 export function createSessionServer(runtime: GatewayRuntime, audience: Audience): Server {
-  // McpServer only as the holder the SDK's Skills extension attaches to; tools stay low-level handlers.
   const mcp = new McpServer(SERVER_INFO, {
     instructions: runtime.disclosure.instructions(runtime.catalogs.current, audience),
   });

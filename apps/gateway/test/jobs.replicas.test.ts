@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_HEADER, startHaproxy } from './helpers/haproxy.js';
-import { post } from './helpers/rawHttp.js';
+import { messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { waitFor } from './helpers/waitFor.js';
@@ -281,6 +281,53 @@ describe('async jobs across replicas (state.backend: redis)', () => {
           return ended.size === 2;
         },
         { what: 'both replicas to report the job cancelled' },
+      );
+    } finally {
+      await lb.close();
+    }
+  });
+
+  it('a 2025-era session’s job, through the balancer: started, read and cancelled on alternating replicas', async () => {
+    const lb = await startHaproxy({ ports: [Number(new URL(a.base).port), Number(new URL(b.base).port)] });
+    const url = new URL('/mcp', lb.base);
+    try {
+      const session = await openSession(url);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const response = await post(
+          url,
+          { jsonrpc: '2.0', id: ++requestId, method: 'tools/call', params: { name, arguments: args } },
+          { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        );
+        const [body] = await messagesOf(response);
+        const result = body?.result as { structuredContent?: Record<string, unknown> } | undefined;
+        return { backend: response.headers.get(BACKEND_HEADER), content: result?.structuredContent };
+      };
+      await call(`skill_${SKILL}_get_info`, {});
+      const started = await call(`skill_${SKILL}_run_async_ticker_sh`, {});
+      const jobId = String(started.content?.job_id);
+      // The job belongs to the session (not the principal): a sessionless caller does not find it.
+      expect((await callTool(lb.base, 'skill_get_async_status', { job_id: jobId })).result?.isError).toBe(
+        true,
+      );
+      const live = new Set<string>();
+      await waitFor(
+        async () => {
+          const read = await call('skill_get_async_status', { job_id: jobId });
+          if (read.backend !== null && String(read.content?.stdout ?? '').includes('tick'))
+            live.add(read.backend);
+          return live.size === 2;
+        },
+        { what: 'live output of the session’s job on both replicas', timeoutMs: 15_000 },
+      );
+      await call('skill_cancel_async', { job_id: jobId });
+      const ended = new Set<string>();
+      await waitFor(
+        async () => {
+          const read = await call('skill_get_async_status', { job_id: jobId });
+          if (read.backend !== null && read.content?.state === 'cancelled') ended.add(read.backend);
+          return ended.size === 2;
+        },
+        { what: 'both replicas to report the session’s job cancelled' },
       );
     } finally {
       await lb.close();
