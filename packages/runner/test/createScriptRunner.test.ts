@@ -248,7 +248,8 @@ describe('output limits', () => {
   it('keeps only the tail of a flood, counts every byte and stays within bounded memory', async () => {
     // A whole number of 11-byte 'flood line\n' lines, about 200 MB.
     const flood = 11 * 18_000_000;
-    const runner = runnerWith({ maxOutputBytes: 64 * 1024 });
+    // The time limit is generous: on a loaded 2-core machine writing 200 MB through a pipe takes seconds.
+    const runner = runnerWith({ maxOutputBytes: 64 * 1024, defaultTimeoutSeconds: 20 });
     const before = process.memoryUsage();
     let peak = 0;
     const sampler = setInterval(() => {
