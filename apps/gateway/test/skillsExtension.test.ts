@@ -487,9 +487,14 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
 describe('the modern skills/list hot path', () => {
   let root: string;
   let gw: TestGateway;
+  const logLines: string[] = [];
   beforeAll(async () => {
     root = await makeRoot();
-    gw = await startTestGateway({ skills: { roots: [root] } });
+    gw = await startTestGateway(
+      { skills: { roots: [root] }, resources: { max_text_bytes: MAX_TEXT, max_binary_bytes: MAX_BINARY } },
+      process.env,
+      logLines,
+    );
   });
   afterAll(async () => {
     await gw.close();
@@ -511,6 +516,27 @@ describe('the modern skills/list hot path', () => {
     const sdk = await list({ extra: true });
     expect(fast).toEqual(sdk);
     expect((fast as { result: { skills: unknown[] } }).result.skills).toHaveLength(100);
+  });
+
+  it('audits every skill resource read with its principal, URI and outcome', async () => {
+    const read = (uri: string) =>
+      post(
+        gw.url,
+        { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { _meta: meta, uri } },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'resources/read', 'mcp-name': uri },
+      ).then((response) => response.text());
+    await read('skill://full-fm/SKILL.md');
+    await read('skill://full-fm/.secret');
+    await read('skill://big-files/assets/huge.bin');
+    const audits = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.audit === 'resource_read')
+      .map(({ principal, uri, outcome }) => ({ principal, uri, outcome }));
+    expect(audits).toEqual([
+      { principal: 'anonymous', uri: 'skill://full-fm/SKILL.md', outcome: 'ok' },
+      { principal: 'anonymous', uri: 'skill://full-fm/.secret', outcome: 'not_found' },
+      { principal: 'anonymous', uri: 'skill://big-files/assets/huge.bin', outcome: 'too_large' },
+    ]);
   });
 
   it('serves no prompts unless skills.prompts is on', async () => {

@@ -45,10 +45,23 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
     async read(uri) {
       const catalog = runtime.catalogs.current;
       const target = catalog.extension.resolveUri(uri);
+      // Audited like tool calls: who read which file, and who probed for what is not theirs.
+      const audit = (outcome: string) =>
+        log.info({ audit: 'resource_read', principal: principal.name, uri, outcome }, 'skill resource read');
       if (target === undefined || !skillsViewOf(runtime.policy, catalog, principal).mayUse(target.skill)) {
+        audit('not_found');
         return undefined;
       }
-      return readSkillResource(uri, target.file, readOptions);
+      try {
+        const result = await readSkillResource(uri, target.file, readOptions);
+        audit('ok');
+        return result;
+      } catch (error) {
+        const reason =
+          error instanceof ProtocolError ? (error.data as { reason?: unknown })?.reason : undefined;
+        audit(typeof reason === 'string' ? reason : 'error');
+        throw error;
+      }
     },
     async listResources() {
       return [...view(principal).listed];
