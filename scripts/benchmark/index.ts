@@ -490,7 +490,8 @@ try {
   await throughput(QUICK ? 2 : 6);
   results.replicas = await replicas({
     examples: EXAMPLES,
-    seconds: QUICK ? 2 : 6,
+    seconds: QUICK ? 2 : 4,
+    rounds: QUICK ? 1 : 3,
     sessions: 50,
     load,
     row,

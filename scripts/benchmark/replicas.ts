@@ -19,7 +19,10 @@ export interface LoadResult {
 /** What the main benchmark lends this part: its load generator and its result table. */
 export interface ReplicaBenchDeps {
   readonly examples: string;
+  /** Seconds of each load run. */
   readonly seconds: number;
+  /** Rounds of alternating runs; each figure is the median round. */
+  readonly rounds: number;
   readonly sessions: number;
   load(url: string, sessions: string[], body: object, seconds: number): Promise<LoadResult>;
   row(
@@ -55,11 +58,49 @@ async function warm(url: string, n: number): Promise<string[]> {
   return ids;
 }
 
-async function measure(deps: ReplicaBenchDeps, url: string) {
-  const ids = await warm(url, deps.sessions);
+type Setup = 'memory' | 'redisOne' | 'proxiedOne' | 'proxiedTwo';
+type Measured = Record<Setup, { list: LoadResult; info: LoadResult }>;
+
+/** The median run of several (by requests per second), so that one disturbed round does not decide. */
+function median(runs: readonly LoadResult[]): LoadResult {
+  const sorted = [...runs].sort((a, b) => a.rps - b.rps);
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('no runs');
   return {
-    list: await deps.load(url, ids, LIST, deps.seconds),
-    info: await deps.load(url, ids, INFO, deps.seconds),
+    ...middle,
+    p50: [...runs].map((r) => r.p50).sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? 0,
+  };
+}
+
+/**
+ * Every setup runs at once (idle ones cost next to nothing) and is measured in alternation, round after
+ * round, so that load from elsewhere on the machine hits them alike; each figure is the median round.
+ */
+async function measureAll(deps: ReplicaBenchDeps, urls: Readonly<Record<Setup, string>>): Promise<Measured> {
+  const setups = Object.keys(urls) as Setup[];
+  const sessions = new Map<Setup, string[]>();
+  for (const setup of setups) sessions.set(setup, await warm(urls[setup], deps.sessions));
+  const runs = new Map<string, LoadResult[]>();
+  for (let round = 0; round < deps.rounds; round++) {
+    for (const setup of setups) {
+      for (const [key, body] of [
+        ['list', LIST],
+        ['info', INFO],
+      ] as const) {
+        const result = await deps.load(urls[setup], sessions.get(setup) ?? [], body, deps.seconds);
+        runs.set(`${setup}:${key}`, [...(runs.get(`${setup}:${key}`) ?? []), result]);
+      }
+    }
+  }
+  const of = (setup: Setup) => ({
+    list: median(runs.get(`${setup}:list`) ?? []),
+    info: median(runs.get(`${setup}:info`) ?? []),
+  });
+  return {
+    memory: of('memory'),
+    redisOne: of('redisOne'),
+    proxiedOne: of('proxiedOne'),
+    proxiedTwo: of('proxiedTwo'),
   };
 }
 
@@ -97,15 +138,16 @@ export async function replicas(deps: ReplicaBenchDeps): Promise<Record<string, u
     for (const server of servers.splice(0)) await server.stop();
   };
   try {
-    const memory = await measure(deps, (await start()).url);
-    await stopAll();
     const single = await start('bench-one:');
-    const redisOne = await measure(deps, single.url);
-    const proxiedOne = await measure(deps, await balance([single]));
-    await stopAll();
     const pair = [await start('bench-two:'), await start('bench-two:')];
-    const proxiedTwo = await measure(deps, await balance(pair));
+    const measured = await measureAll(deps, {
+      memory: (await start()).url,
+      redisOne: single.url,
+      proxiedOne: await balance([single]),
+      proxiedTwo: await balance(pair),
+    });
     await stopAll();
+    const { memory, redisOne, proxiedOne, proxiedTwo } = measured;
 
     for (const [name, key] of [
       ['tools/list', 'list'],

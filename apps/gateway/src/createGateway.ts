@@ -17,6 +17,7 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
 import { watchSkillRoots } from './skillWatcher.js';
+import { withUnlockSnapshots } from './withUnlockSnapshots.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
 
@@ -133,7 +134,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   if (!(await state.waitUntilReady(STATE_STARTUP_WAIT_MS))) {
     log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');
   }
-  const store = state.sessions;
+  // With Redis, a request reads its unlocks with its session (one round trip); memory needs no snapshot.
+  const store =
+    state.backend === 'redis'
+      ? withUnlockSnapshots(state.sessions, config.sessions.max_sessions)
+      : state.sessions;
   const jobs = createJobRegistry({
     runner,
     store: state.jobs,

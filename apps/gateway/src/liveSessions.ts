@@ -113,7 +113,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
   };
 
   const rebuild = async (id: string, principal: Principal): Promise<LiveSession | undefined> => {
-    const record = await runtime.store.get(id);
+    const record = (await runtime.store.touch(id))?.record;
     // A session of another principal is reported exactly like an unknown one.
     if (record === undefined || record.principal !== principal.name) return undefined;
     const existing = live.get(id);
@@ -195,7 +195,8 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         return rebuilt?.principal.name === principal.name ? rebuilt : undefined;
       }
       if (session.principal.name !== principal.name) return undefined;
-      if ((await runtime.store.get(id)) === undefined) {
+      // One read per request: the record (still there, idle time restarted) and its scope's unlocks.
+      if ((await runtime.store.touch(id)) === undefined) {
         await closeCopy(id, 'expired');
         return undefined;
       }

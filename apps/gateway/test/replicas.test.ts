@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_HEADER } from './helpers/haproxy.js';
-import { initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
+import { ACCEPT, initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import {
   connectRecorded,
@@ -271,6 +271,35 @@ describe('restarts', () => {
       await answer.text();
     }
     expect(backends).toEqual(new Set(['r0', 'r1']));
+  });
+});
+
+describe('a hung Redis', () => {
+  it('answers 503 within the command timeout while Redis does not answer (SIGSTOP), then recovers', async () => {
+    const c3 = await cluster();
+    const id = await openSession(c3.url);
+    const list = { jsonrpc: '2.0', id: 9, method: 'tools/list' };
+    redis.pause();
+    try {
+      for (let i = 0; i < 2; i++) {
+        // Commands time out after 1 s: the answer comes, as a 503, well before any client would give up.
+        const answer = await fetch(c3.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': id },
+          body: JSON.stringify(list),
+          signal: AbortSignal.timeout(8000),
+        });
+        expect(answer.status).toBe(503);
+        const [body] = await messagesOf(answer);
+        expect(body).toMatchObject({ error: { data: { reason: 'STATE_UNAVAILABLE' } } });
+      }
+    } finally {
+      redis.resume();
+    }
+    await waitFor(
+      async () => (await post(c3.url, list, { 'mcp-session-id': id }).then((r) => r.status)) === 200,
+      { what: 'answers again', timeoutMs: 15_000 },
+    );
   });
 });
 

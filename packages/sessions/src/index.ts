@@ -6,4 +6,5 @@ export type {
   SessionErrorCode,
   SessionRecord,
   SessionStore,
+  TouchedSession,
 } from './types.js';

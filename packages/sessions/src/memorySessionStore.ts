@@ -52,6 +52,11 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
     async get(id) {
       return sessions.get(id);
     },
+    async touch(id) {
+      const record = sessions.get(id);
+      if (record === undefined) return undefined;
+      return { record, unlocked: unlocks.get(record.scopeKey) ?? EMPTY };
+    },
     async delete(id) {
       const record = sessions.peek(id);
       if (record === undefined) return false;

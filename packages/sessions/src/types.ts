@@ -23,6 +23,12 @@ export interface SessionRecord {
   readonly createdAt: number;
 }
 
+/** A session as one request sees it: its record and what its scope has unlocked, read together. */
+export interface TouchedSession {
+  readonly record: SessionRecord;
+  readonly unlocked: ReadonlySet<string>;
+}
+
 /** Options of the in-memory store, from the `sessions` config section. */
 export interface MemorySessionStoreOptions {
   /** Idle time after which a session expires. */
@@ -42,6 +48,8 @@ export interface SessionStore {
   create(record: SessionRecord): Promise<void>;
   /** Returns the session and refreshes its idle timer; undefined when unknown or expired. */
   get(id: string): Promise<SessionRecord | undefined>;
+  /** get() plus the skills unlocked under the session's scope key, refreshing both idle timers, in one step. */
+  touch(id: string): Promise<TouchedSession | undefined>;
   /** Ends a session; true when it existed. Does not call onExpire. */
   delete(id: string): Promise<boolean>;
   /** Records a skill as unlocked under scopeKey; true only the first time. */

@@ -25,6 +25,16 @@ describe('createMemorySessionStore', () => {
     expect(await store.delete('a')).toBe(false);
   });
 
+  it("touches a session together with its scope's unlocks", async () => {
+    const store = createMemorySessionStore(options);
+    const s3 = record('s3', 'agent-a', 'principal:agent-a');
+    await store.create(s3);
+    expect((await store.touch('s3'))?.unlocked.size).toBe(0);
+    await store.unlock('principal:agent-a', 'pdf');
+    expect(await store.touch('s3')).toEqual({ record: s3, unlocked: new Set(['pdf']) });
+    expect(await store.touch('missing')).toBeUndefined();
+  });
+
   it('reports only the first unlock of a skill and keeps scopes apart', async () => {
     const store = createMemorySessionStore(options);
     expect(await store.unlock('s1', 'pdf')).toBe(true);

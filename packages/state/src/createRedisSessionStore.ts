@@ -58,6 +58,30 @@ if ok and type(rec) == 'table' and type(rec.principal) == 'string' then
 end
 return v`);
 
+// KEYS: session key, index; ARGV: prefix, id, ttl. TOUCH, plus the members of the session's unlock set (whose
+// idle time restarts too): what a request needs of the store, in one round trip.
+const TOUCH_WITH_UNLOCKS = redisScript(`${NOW}
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local exp = now + tonumber(ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], exp, ARGV[2])
+local members = {}
+local ok, rec = pcall(cjson.decode, v)
+if ok and type(rec) == 'table' then
+  if type(rec.principal) == 'string' then
+    local pk = ARGV[1] .. 'principal:' .. rec.principal .. ':sessions'
+    redis.call('ZADD', pk, exp, ARGV[2])
+    redis.call('PEXPIRE', pk, ARGV[3])
+  end
+  if type(rec.scopeKey) == 'string' then
+    local uk = ARGV[1] .. 'unlocks:' .. rec.scopeKey
+    members = redis.call('SMEMBERS', uk)
+    if #members > 0 then redis.call('PEXPIRE', uk, ARGV[3]) end
+  end
+end
+return {v, members}`);
+
 // KEYS: session key, index; ARGV: prefix, id.
 const DELETE = redisScript(`
 local v = redis.call('GET', KEYS[1])
@@ -164,6 +188,15 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       const record = parseSessionRecord(json);
       if (record === undefined) throw new StateError('STATE_INVALID', `session ${id} is not a valid record`);
       return record;
+    },
+    async touch(id) {
+      ensureOpen();
+      const reply = await connection.script(TOUCH_WITH_UNLOCKS, [sessionKey(id), index], [prefix, id, ttl]);
+      if (!Array.isArray(reply)) return undefined;
+      const [json, members] = reply;
+      const record = typeof json === 'string' ? parseSessionRecord(json) : undefined;
+      if (record === undefined) throw new StateError('STATE_INVALID', `session ${id} is not a valid record`);
+      return { record, unlocked: new Set(isStringArray(members) ? members : []) };
     },
     async delete(id) {
       ensureOpen();

@@ -100,6 +100,24 @@ describe('createRedisSessionStore', () => {
     ]);
   });
 
+  it("touches a session and reads its scope's unlocks in one step, restarting both idle times", async () => {
+    const prefix = freshPrefix();
+    const one = await replica(prefix, { ttlMs: 400 });
+    const two = await replica(prefix, { ttlMs: 400 });
+    const t1 = record('t1', 'agent-a', 'principal:agent-a');
+    await one.create(t1);
+    expect(await two.touch('t1')).toEqual({ record: t1, unlocked: new Set() });
+    await one.unlock('principal:agent-a', 'pdf');
+    // Touched more often than the TTL, both the session and its unlocks outlive several TTLs.
+    const until = Date.now() + 1200;
+    while (Date.now() < until) {
+      const touched = await two.touch('t1');
+      expect(touched?.unlocked).toEqual(new Set(['pdf']));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await two.touch('nope')).toBeUndefined();
+  });
+
   it('keeps principal-scoped unlocks after the session ends', async () => {
     const store = await replica(freshPrefix());
     await store.create(record('s2', 'agent-a', 'principal:agent-a'));
