@@ -169,6 +169,7 @@ beforeAll(async () => {
       'server: { host: 127.0.0.1, port: 0 }',
       `skills: { roots: [${join(work, 'skills')}], async_enabled: true }`,
       'scripts: { sandbox: off, kill_grace_ms: 200 }',
+      'jobs: { max_per_session: 2 }',
       `state: { backend: redis, key_prefix: "${PREFIX}" }`,
       'logging: { level: info }',
       '',
@@ -180,6 +181,7 @@ beforeAll(async () => {
       {
         skills: { roots: [join(work, 'skills')], async_enabled: true },
         scripts: { sandbox: 'off', kill_grace_ms: 200 },
+        jobs: { max_per_session: 2 },
         state: { backend: 'redis', key_prefix: PREFIX },
         // No shared rate limit on B, so that with Redis down a tool call reaches the job store (A keeps one).
         rate_limit: { requests_per_second: 0 },
@@ -334,6 +336,29 @@ describe('async jobs across replicas (state.backend: redis)', () => {
     } finally {
       await lb.close();
     }
+  });
+
+  it('holds the running-jobs cap of a principal across replicas (jobs.max_per_session: 2)', async () => {
+    const first = await startJob(a.base);
+    const second = await startJob(b.base);
+    for (const base of [a.base, b.base]) {
+      const third = await callTool(base, 'run_skill_script', {
+        skill: SKILL,
+        path: 'scripts/ticker.sh',
+        async: true,
+      });
+      expect(third.result?.isError).toBe(true);
+      expect(JSON.stringify(third.result)).toContain('JOB_LIMIT');
+    }
+    await callTool(b.base, 'skill_cancel_async', { job_id: first });
+    await callTool(a.base, 'skill_cancel_async', { job_id: second });
+    for (const jobId of [first, second]) {
+      await waitFor(async () => (await status(a.base, jobId)).state === 'cancelled', { what: 'cancelled' });
+    }
+    // A slot freed on one replica is usable from the other.
+    const again = await startJob(b.base);
+    await callTool(a.base, 'skill_cancel_async', { job_id: again });
+    await waitFor(async () => (await status(b.base, again)).state === 'cancelled', { what: 'cancelled' });
   });
 
   it('reports a job lost, with a reason, once its replica is killed with SIGKILL', async () => {

@@ -136,6 +136,24 @@ describe('any replica serves any session', () => {
     expect([a.listChanged(), b.listChanged()]).toEqual([1, 1]);
   });
 
+  it("carries a notification published on one replica to the session's GET stream on another", async () => {
+    const c3 = await cluster();
+    const [r0, r1] = c3.replicas;
+    if (r0 === undefined || r1 === undefined) throw new Error('two replicas expected');
+    const a = await recorded(r0.url);
+    await waitFor(() => a.exchanges.some((e) => e.method === 'GET' && e.status === 200), {
+      what: "a's GET stream on r0",
+    });
+    // r1 has never seen the session: the event crosses Redis pub/sub to r0, which holds the stream.
+    r1.gateway?.runtime.events.publish({
+      kind: 'session_notify',
+      sessionId: a.transport.sessionId ?? '',
+      message: { method: 'notifications/tools/list_changed' },
+    });
+    await waitFor(() => a.listChanged() === 1, { what: 'the notification on the stream held by r0' });
+    expect(await counter(r1.base, 'skillgate_sessions_restored_total')).toBe(0);
+  });
+
   it('ends a session on every replica when any replica gets its DELETE', async () => {
     const c3 = await cluster();
     const [r0, r1] = c3.replicas;

@@ -66,7 +66,10 @@ export function createMemoryJobStore(options: JobStoreOptions): JobStore {
       const ids = owners.get(job.owner) ?? new Set<string>();
       const mine = [...ids].flatMap((id) => jobs.get(id) ?? []);
       if (mine.filter((j) => j.state === 'running').length >= options.maxRunningPerOwner) {
-        throw new StateError('JOB_LIMIT', `${options.maxRunningPerOwner} jobs are already running`);
+        throw new StateError(
+          'JOB_LIMIT',
+          `${options.maxRunningPerOwner} jobs are already running (jobs.max_per_session)`,
+        );
       }
       const finished = mine
         .filter((j) => j.endedAt !== undefined)

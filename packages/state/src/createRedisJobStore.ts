@@ -223,7 +223,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
         ],
       );
       if (outcome === 1) {
-        throw new StateError('JOB_LIMIT', `${options.maxRunningPerOwner} jobs are already running`);
+        throw new StateError(
+          'JOB_LIMIT',
+          `${options.maxRunningPerOwner} jobs are already running (jobs.max_per_session)`,
+        );
       }
     },
     async progress(id, output) {
