@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagesOf, post } from './helpers/rawHttp.js';
-import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
+import { EXAMPLES_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { connectV2, type V2TestClient } from './helpers/v2Client.js';
 import { waitFor } from './helpers/waitFor.js';
 
@@ -554,5 +554,41 @@ describe('the modern skills/list hot path', () => {
     );
     const [message] = await messagesOf(answer);
     expect(message?.error).toMatchObject({ code: -32601 });
+  });
+});
+
+describe('a host loading the bundled examples', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ skills: { roots: [EXAMPLES_ROOT] } });
+  });
+  afterAll(async () => gw.close());
+
+  it('lists every skill, gets each, and reads and verifies every file of every skill', async () => {
+    const c = await connectV2(gw.url, { era: 'modern' });
+    try {
+      const skills = new SkillsClient(c.client);
+      const { skills: entries, invalid } = await skills.list();
+      expect(invalid).toEqual([]);
+      expect(entries.length).toBeGreaterThanOrEqual(7);
+      let files = 0;
+      for (const entry of entries) {
+        expect((await skills.get(entry.uri)).skill).toEqual(entry);
+        if (entry.resources === 'dynamic') throw new Error(`${entry.uri} has no manifest`);
+        for (const resource of entry.resources) {
+          const file = await skills.read(entry, resource.uri);
+          expect(file.verified, resource.uri).toBe(true);
+          // skill://<name>/<path>: the skill's folder (named like the skill), then the decoded segments.
+          const url = new URL(resource.uri);
+          const segments = url.pathname.slice(1).split('/').map(decodeURIComponent);
+          const onDisk = await readFile(join(EXAMPLES_ROOT, url.host, ...segments));
+          expect(sha256(onDisk), resource.uri).toBe(resource.digest);
+          files += 1;
+        }
+      }
+      expect(files).toBeGreaterThan(entries.length);
+    } finally {
+      await c.close();
+    }
   });
 });
