@@ -107,9 +107,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
     transport.onclose = () => forget(record);
     const server = createSessionServer(runtime, audience);
     await server.connect(transport);
-    const session: LiveSession = { record, principal, audience, transport, server };
-    live.set(record.id, session);
-    return session;
+    return { record, principal, audience, transport, server };
   };
 
   const rebuild = async (id: string, principal: Principal): Promise<LiveSession | undefined> => {
@@ -122,10 +120,13 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
     try {
       await replayInitialize(session.transport, record, runtime.config.server.path);
     } catch (error) {
-      detached.set(id, 'shutdown');
+      // Not in the table yet, so closing it forgets nothing and deletes nothing.
       await session.transport.close();
       throw error;
     }
+    // Only now: a concurrent request must not reach a transport still being initialized (it waits on
+    // `rebuilding` instead).
+    live.set(id, session);
     runtime.metrics.inc('skillgate_sessions_restored_total');
     runtime.log.info({ session: id, principal: principal.name }, 'session taken over from the shared store');
     return session;
@@ -176,6 +177,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         throw error;
       }
       const session = await build(record, principal);
+      live.set(id, session);
       runtime.metrics.inc('skillgate_sessions_created_total');
       runtime.log.info(
         { session: id, principal: principal.name, client: record.client, disclosure: record.disclosure },
@@ -186,13 +188,14 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
     async find(id, principal) {
       const session = live.get(id);
       if (session === undefined) {
-        let pending = rebuilding.get(id);
-        if (pending === undefined) {
-          pending = rebuild(id, principal).finally(() => rebuilding.delete(id));
-          rebuilding.set(id, pending);
-        }
+        const joined = rebuilding.get(id);
+        const pending = joined ?? rebuild(id, principal).finally(() => rebuilding.delete(id));
+        if (joined === undefined) rebuilding.set(id, pending);
         const rebuilt = await pending;
-        return rebuilt?.principal.name === principal.name ? rebuilt : undefined;
+        if (rebuilt?.principal.name !== principal.name) return undefined;
+        // A request that joined another's rebuild reads the store itself: its view starts when it arrived.
+        if (joined !== undefined && (await runtime.store.touch(id)) === undefined) return undefined;
+        return rebuilt;
       }
       if (session.principal.name !== principal.name) return undefined;
       // One read per request: the record (still there, idle time restarted) and its scope's unlocks.

@@ -154,6 +154,27 @@ describe('any replica serves any session', () => {
     expect(await counter(r1.base, 'skillgate_sessions_restored_total')).toBe(0);
   });
 
+  it.each(['native', 'sdk'])(
+    'takes a session over once when many first requests arrive together (%s transport)',
+    async (transport) => {
+      const c3 = await cluster({ server: { transport } });
+      const [r0, r1] = c3.replicas;
+      if (r0 === undefined || r1 === undefined) throw new Error('two replicas expected');
+      const id = await openSession(r0.url);
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          post(r1.url, { jsonrpc: '2.0', id: 100 + i, method: 'tools/list' }, { 'mcp-session-id': id }),
+        ),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        const [body] = await messagesOf(answer);
+        expect((body?.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+      }
+      expect(await counter(r1.base, 'skillgate_sessions_restored_total')).toBe(1);
+    },
+  );
+
   it('ends a session on every replica when any replica gets its DELETE', async () => {
     const c3 = await cluster();
     const [r0, r1] = c3.replicas;
