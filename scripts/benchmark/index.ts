@@ -369,8 +369,8 @@ async function catalogBuild(root: string, rounds: number) {
 
 /** The Skills extension's skills/list (1,000 skills) against modern tools/list on the same gateway. */
 async function skillsList(root: string, seconds: number) {
-  const { tools, skills, sdkPage } = await skillsListBench(root, seconds);
-  results.skills_list = { tools, skills, sdk_page: sdkPage };
+  const { tools, skills, laterPage, sdkPage } = await skillsListBench(root, seconds);
+  results.skills_list = { tools, skills, later_page: laterPage, sdk_page: sdkPage };
   const pct = (n: number) => `${fmt((n / tools.rps) * 100, 0)}%`;
   row(
     'skills',
@@ -383,7 +383,15 @@ async function skillsList(root: string, seconds: number) {
   );
   row(
     'skills',
-    'skills/list req/s, a later page (SDK path)',
+    'skills/list req/s, second page',
+    fmt(laterPage.rps),
+    `modern tools/list ${fmt(tools.rps)}`,
+    pct(laterPage.rps),
+    '',
+  );
+  row(
+    'skills',
+    'skills/list req/s, mid-page cursor (SDK path)',
     fmt(sdkPage.rps),
     `modern tools/list ${fmt(tools.rps)}`,
     pct(sdkPage.rps),
@@ -392,7 +400,8 @@ async function skillsList(root: string, seconds: number) {
   for (const [name, load] of [
     ['tools/list', tools],
     ['skills/list', skills],
-    ['skills/list page 2', sdkPage],
+    ['skills/list page 2', laterPage],
+    ['skills/list mid-page', sdkPage],
   ] as const) {
     if (load.errors > 0) row('skills', `${name} errors`, String(load.errors), '', '', '0', false);
   }

@@ -55,8 +55,9 @@ async function modernLoad(url: string, method: string, params: object, seconds: 
 
 /**
  * On one gateway serving `root` (1,000 skills): modern tools/list (catalog mode), the first page of
- * skills/list (100 entries, the hot path), and a later page (always the SDK's path), alternating twice so
- * that both see the same machine load; each figure is the better of its two rounds.
+ * skills/list (100 entries), its second page (both rendered once), and a page from a mid-page cursor
+ * (the SDK's path), alternating twice so that all see the same machine load; each figure is the better of
+ * its two rounds.
  */
 export async function skillsListBench(root: string, seconds: number) {
   const gateway = await startServer('gateway', root);
@@ -75,20 +76,26 @@ export async function skillsListBench(root: string, seconds: number) {
       return ((await response.json()) as { result: { nextCursor: string } }).result.nextCursor;
     };
     const cursor = await cursorOf();
+    // A valid cursor that does not fall on a page boundary: only the SDK's path answers it.
+    const midPage = Buffer.from('after:skill://gen-00004/SKILL.md').toString('base64url');
     const best = (a: ModernLoad, b: ModernLoad) => (a.rps >= b.rps ? a : b);
     let tools: ModernLoad | undefined;
     let skills: ModernLoad | undefined;
+    let laterPage: ModernLoad | undefined;
     let sdkPage: ModernLoad | undefined;
     for (let round = 0; round < 2; round++) {
       const t = await modernLoad(gateway.url, 'tools/list', {}, seconds);
       const s = await modernLoad(gateway.url, 'skills/list', {}, seconds);
-      const p = await modernLoad(gateway.url, 'skills/list', { cursor }, seconds);
+      const l = await modernLoad(gateway.url, 'skills/list', { cursor }, seconds);
+      const p = await modernLoad(gateway.url, 'skills/list', { cursor: midPage }, seconds);
       tools = tools === undefined ? t : best(tools, t);
       skills = skills === undefined ? s : best(skills, s);
+      laterPage = laterPage === undefined ? l : best(laterPage, l);
       sdkPage = sdkPage === undefined ? p : best(sdkPage, p);
     }
-    if (tools === undefined || skills === undefined || sdkPage === undefined) throw new Error('no rounds');
-    return { tools, skills, sdkPage };
+    if (tools === undefined || skills === undefined || laterPage === undefined || sdkPage === undefined)
+      throw new Error('no rounds');
+    return { tools, skills, laterPage, sdkPage };
   } finally {
     await gateway.stop();
   }

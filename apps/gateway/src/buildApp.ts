@@ -73,9 +73,9 @@ const unsupportedRevision = (requested: string) =>
 const PLAIN_LISTS: ReadonlySet<string> = new Set(['tools/list', 'skills/list']);
 
 /**
- * A 2026-07-28 tools/list (or skills/list) the SDK would answer with the plain first page: valid envelope for the served
- * revision, both standard headers present and agreeing, no cursor or other params (anything else takes
- * the SDK's path, which owns every rejection).
+ * A 2026-07-28 tools/list or skills/list page the SDK would answer plainly: valid envelope for the served
+ * revision, both standard headers present and agreeing, no other params than a skills/list string cursor
+ * (anything else takes the SDK's path, which owns every rejection).
  */
 function isPlainList(outcome: InboundModernRoute, header: (name: string) => string | undefined): boolean {
   if (outcome.messageKind !== 'request' || !PLAIN_LISTS.has(outcome.message.method)) return false;
@@ -84,7 +84,11 @@ function isPlainList(outcome: InboundModernRoute, header: (name: string) => stri
     return false;
   if (header('mcp-name') !== undefined) return false;
   const params = outcome.message.params as Record<string, unknown> | undefined;
-  if (params === undefined || Object.keys(params).some((key) => key !== '_meta')) return false;
+  // skills/list pages are rendered once too, so its string cursor may come along.
+  const allowed = (key: string) =>
+    key === '_meta' ||
+    (key === 'cursor' && outcome.message.method === 'skills/list' && typeof params?.cursor === 'string');
+  if (params === undefined || !Object.keys(params).every(allowed)) return false;
   const meta = params._meta as Record<string, unknown> | undefined;
   const info = meta?.['io.modelcontextprotocol/clientInfo'] as Record<string, unknown> | undefined;
   const capabilities = meta?.['io.modelcontextprotocol/clientCapabilities'];
@@ -269,13 +273,17 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       }
       reply.hijack();
       if (route.era === 'modern-list') {
-        // The hot path: a plain first-page tools/list, answered from the body rendered once per catalog.
-        reply.raw.writeHead(200, { 'content-type': 'application/json' });
+        // The hot path: a plain tools/list or skills/list page, answered from the body rendered once.
         const result =
           route.method === 'skills/list'
-            ? deps.modern.skillsListResult(principal)
+            ? deps.modern.skillsListResult(principal, route.cursor)
             : deps.modern.listResult(principal);
-        reply.raw.end(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(route.id)}}`);
+        // A cursor we cannot answer from a rendered page (invalid, or mid-page): the SDK's path answers.
+        if (result === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
+        else {
+          reply.raw.writeHead(200, { 'content-type': 'application/json' });
+          reply.raw.end(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(route.id)}}`);
+        }
       } else if (route.era === 'modern') await deps.modern.handle(request.raw, reply.raw, body, principal);
       else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
@@ -318,7 +326,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       throw unsupportedRevision(outcome.classification.revision ?? 'unknown');
     }
     if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
-      return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method };
+      const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;
+      return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method, cursor };
     }
     if (outcome.kind !== 'legacy') return { era: 'modern' as const };
     const version = header('mcp-protocol-version');

@@ -511,11 +511,24 @@ describe('the modern skills/list hot path', () => {
       expect(response.status).toBe(200);
       return response.json();
     };
-    const fast = await list({});
-    // An extra (ignored) parameter takes the SDK's path.
-    const sdk = await list({ extra: true });
-    expect(fast).toEqual(sdk);
-    expect((fast as { result: { skills: unknown[] } }).result.skills).toHaveLength(100);
+    type Page = { result: { skills: unknown[]; nextCursor?: string } };
+    // Every page: the rendered one, and the SDK's (an extra, ignored parameter takes the SDK's path).
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const params = cursor === undefined ? {} : { cursor };
+      const fast = (await list(params)) as Page;
+      expect(fast).toEqual(await list({ ...params, extra: true }));
+      expect(fast.result.skills.length).toBeGreaterThan(0);
+      cursor = fast.result.nextCursor;
+      pages += 1;
+    } while (cursor !== undefined);
+    expect(pages).toBe(2);
+    // A cursor that starts mid-page (valid, but not one a page ended with) is answered by the SDK's path.
+    const midPage = Buffer.from('after:skill://gen-004/SKILL.md').toString('base64url');
+    const mid = (await list({ cursor: midPage })) as Page;
+    expect(mid).toEqual(await list({ cursor: midPage, extra: true }));
+    expect(mid.result.skills).toHaveLength(100);
   });
 
   it('audits every skill resource read with its principal, URI and outcome', async () => {

@@ -11,7 +11,7 @@ import type { Principal } from '../accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { SERVER_INFO } from '../sessionServer.js';
-import { skillsPage } from '../skillsExtension/skillsPage.js';
+import { pageStartOf, skillsPage } from '../skillsExtension/skillsPage.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
 import { registerToolHandlers } from '../toolHandlers.js';
 
@@ -24,8 +24,11 @@ export interface ModernEndpoint {
    * write it, rendered once per (catalog, principal): the hot path answers from it (docs/protocol-eras.md).
    */
   listResult(principal: Principal): string;
-  /** The same for a first-page skills/list (the Skills extension), rendered once per (catalog, principal). */
-  skillsListResult(principal: Principal): string;
+  /**
+   * The same for a page of skills/list (the Skills extension), rendered once per (catalog, principal, page);
+   * undefined when `cursor` is invalid or not on a page boundary (the SDK's path answers it then).
+   */
+  skillsListResult(principal: Principal, cursor?: string): string | undefined;
   /** Publishes tools/list_changed to every open subscriptions/listen stream. */
   toolsChanged(): void;
   /** Publishes resources/list_changed (skill entries changed) to every open subscriptions/listen stream. */
@@ -103,10 +106,10 @@ export function createModernEndpoint(
   });
   const listResults = new WeakMap<object, Map<string, string>>();
   const skillsResults = new WeakMap<object, Map<string, string>>();
-  /** A JSON answer rendered once per (catalog, principal) in `cache`. */
+  /** A JSON answer rendered once per (catalog, key) in `cache`; keys start with the principal's name. */
   const renderedOnce = (
     cache: WeakMap<object, Map<string, string>>,
-    principal: Principal,
+    key: string,
     render: () => string,
   ): string => {
     const catalog = runtime.catalogs.current;
@@ -115,10 +118,10 @@ export function createModernEndpoint(
       perCatalog = new Map();
       cache.set(catalog, perCatalog);
     }
-    const cached = perCatalog.get(principal.name);
+    const cached = perCatalog.get(key);
     if (cached !== undefined) return cached;
     const json = render();
-    perCatalog.set(principal.name, json);
+    perCatalog.set(key, json);
     return json;
   };
   const serverMeta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
@@ -136,7 +139,7 @@ export function createModernEndpoint(
       await serve(req, res, body);
     },
     listResult(principal) {
-      return renderedOnce(listResults, principal, () => {
+      return renderedOnce(listResults, principal.name, () => {
         const catalog = runtime.catalogs.current;
         // The modern list never depends on unlocks, so the view needs no store access.
         const allowed = runtime.policy.allowedSkills(principal, catalog);
@@ -154,9 +157,12 @@ export function createModernEndpoint(
         });
       });
     },
-    skillsListResult(principal) {
-      return renderedOnce(skillsResults, principal, () => {
-        const page = skillsPage(skills.view(principal).entries, undefined);
+    skillsListResult(principal, cursor) {
+      const entries = skills.view(principal).entries;
+      const start = pageStartOf(entries, cursor);
+      if (start === undefined) return undefined;
+      return renderedOnce(skillsResults, `${principal.name}\0${start}`, () => {
+        const page = skillsPage(entries, cursor);
         return JSON.stringify({
           skills: page.skills,
           ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),

@@ -37,6 +37,26 @@ function firstAfter(entries: readonly Skill[], uri: string): number {
 }
 
 /**
+ * Where the page `cursor` asks for starts (0 without one) when that is a page boundary, as every cursor we
+ * mint is while the catalog stays the same; undefined for an invalid cursor or one that starts mid-page
+ * (the SDK's path answers those). Page boundaries bound the pages worth rendering once.
+ */
+export function pageStartOf(
+  entries: readonly Skill[],
+  cursor: string | undefined,
+  size = SKILLS_PAGE_SIZE,
+): number | undefined {
+  if (cursor === undefined) return 0;
+  let start: number;
+  try {
+    start = firstAfter(entries, uriOfCursor(cursor));
+  } catch {
+    return undefined;
+  }
+  return start % size === 0 ? start : undefined;
+}
+
+/**
  * A page of entries sorted by URI, resumed after the URI in `cursor` (keyset paging): entries stay whole,
  * and a cursor stays valid across reloads. An unknown cursor is -32602 (Invalid params).
  */

@@ -1,7 +1,7 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
-import { skillsPage } from '../../src/skillsExtension/skillsPage.js';
+import { pageStartOf, skillsPage } from '../../src/skillsExtension/skillsPage.js';
 
 const entry = (name: string): Skill => ({
   uri: `skill://${name}/SKILL.md`,
@@ -42,5 +42,14 @@ describe('skillsPage', () => {
       expect(thrown, cursor).toBeInstanceOf(ProtocolError);
       expect((thrown as ProtocolError).code).toBe(-32602);
     }
+  });
+
+  it('finds where a page starts only on page boundaries, so only whole pages are rendered once', () => {
+    const first = skillsPage(entries, undefined, 2);
+    expect(pageStartOf(entries, undefined, 2)).toBe(0);
+    expect(pageStartOf(entries, first.nextCursor, 2)).toBe(2);
+    const midPage = Buffer.from('after:skill://a/SKILL.md').toString('base64url');
+    expect(pageStartOf(entries, midPage, 2)).toBeUndefined();
+    expect(pageStartOf(entries, 'not-a-cursor', 2)).toBeUndefined();
   });
 });
