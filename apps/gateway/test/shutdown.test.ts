@@ -4,6 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from './helpers/testGateway.js';
+import { waitFor } from './helpers/waitFor.js';
+
+/** Waits until the gateway at `url` reports a script running (so SIGTERM finds one in flight). */
+async function scriptRunning(url: URL): Promise<void> {
+  await waitFor(
+    async () =>
+      /^skillgate_scripts_running [1-9]/m.test(await (await fetch(new URL('/metrics', url))).text()),
+    { what: 'the script to be running' },
+  );
+}
 
 let child: ChildProcess | undefined;
 let dir: string | undefined;
@@ -59,9 +69,12 @@ describe('graceful shutdown (SIGTERM)', () => {
       name: 'skill_gateway-probe_run_slow_py',
       arguments: { args: ['--seconds', '1'] },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await scriptRunning(url);
     child?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 100));
+    // Draining shows in /readyz first; from then on new MCP work is refused.
+    await waitFor(async () => (await fetch(new URL('/readyz', url))).status === 503, {
+      what: 'the gateway to start draining',
+    });
     const refused = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -78,7 +91,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     const c = await connectClient(url);
     await c.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
     const call = c.client.callTool({ name: 'skill_gateway-probe_run_hang_sh', arguments: { timeout: 60 } });
-    await new Promise((r) => setTimeout(r, 300));
+    await scriptRunning(url);
     const started = Date.now();
     child?.kill('SIGTERM');
     expect(await exited).toBe(0);
