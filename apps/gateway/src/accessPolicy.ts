@@ -39,7 +39,7 @@ const ANONYMOUS = 'anonymous';
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 
-/** Builds the access policy from the resolved tokens (DESIGN §7, auth). */
+/** Builds the access policy from the resolved tokens (README, "Authentication"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const anonymous: Principal = { name: ANONYMOUS, skills: options.anonymousSkills };
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;

@@ -40,7 +40,7 @@ const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
   maxDescriptionChars: config.skills.max_description_chars,
 });
 
-/** Builds a catalog from the configured roots (DESIGN §2–§3). */
+/** Builds a catalog from the configured roots (docs/disclosure.md for what it lists). */
 export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
   const { skills, problems } = await loadSkills(loadOptions(config));
   return createCatalog(skills, catalogOptions(config, problems));

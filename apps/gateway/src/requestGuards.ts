@@ -1,7 +1,7 @@
 import { isLoopbackHost } from '@skillgate/config';
 import { GatewayError } from './gatewayError.js';
 
-/** Options of the Origin/Host checks (DNS-rebinding protection, DESIGN §6). */
+/** Options of the Origin/Host checks (DNS-rebinding protection; docs/decisions.md). */
 export interface OriginPolicyOptions {
   /** The address the gateway is bound to. */
   readonly boundHost: string;

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { LimitName, RunResult } from '@skillgate/runner';
 import { type BoundedRead, readBounded, type SkillFile, SkillsError, skillUri } from '@skillgate/skills';
 
-/** A tool result that reports a failure the model can act on (DESIGN §4, STYLE rule 4). */
+/** A tool result that reports a failure the model can act on (docs/decisions.md, first entry). */
 export function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_HEADER, startHaproxy } from './helpers/haproxy.js';
 import { messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
-import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
+import { serveProcess } from './helpers/serveProcess.js';
+import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { waitFor } from './helpers/waitFor.js';
 
 // Async jobs across two replicas sharing one real redis-server: replica A is a real `skillgate serve`
@@ -115,34 +116,7 @@ async function metric(base: string, series: string): Promise<number> {
 
 /** Replica A: `skillgate serve` as a real process on the shared Redis; resolves once it listens. */
 async function serveReplica(config: string, redisUrl: string): Promise<{ proc: ChildProcess; base: string }> {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=@skillgate/source',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
-      'serve',
-      '--config',
-      config,
-    ],
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SKILLGATE_REDIS_URL: redisUrl },
-    },
-  );
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    const take = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    };
-    proc.stdout?.on('data', take);
-    proc.stderr?.on('data', take);
-    proc.once('exit', () => reject(new Error(`replica A exited early: ${out}`)));
-  });
+  const { proc, url } = await serveProcess(config, { ...process.env, SKILLGATE_REDIS_URL: redisUrl });
   return { proc, base: url.origin };
 }
 

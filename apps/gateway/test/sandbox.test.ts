@@ -6,6 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@skillgate/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveProcess } from './helpers/serveProcess.js';
 import {
   connectClient,
   REPO_ROOT,
@@ -272,31 +273,8 @@ async function serve(scripts: string): Promise<Served> {
     config,
     `server: { host: 127.0.0.1, port: 0 }\nskills: { roots: [${roots}], async_enabled: true }\nscripts: ${scripts}\nlogging: { level: info }\n`,
   );
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=@skillgate/source',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
-      'serve',
-      '--config',
-      config,
-    ],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const { proc, url } = await serveProcess(config);
   processes.push(proc);
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    const take = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    };
-    proc.stdout?.on('data', take);
-    proc.stderr?.on('data', take);
-    proc.once('exit', () => reject(new Error(`gateway exited early: ${out}`)));
-  });
   // The watchdog is the gateway's child in its own session, named in its argv.
   const watchdog = () =>
     readdirSync('/proc').filter((entry) => {

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectClient, EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from './helpers/testGateway.js';
+import { serveProcess } from './helpers/serveProcess.js';
+import { connectClient, EXAMPLES_ROOT, PROBE_ROOT } from './helpers/testGateway.js';
 import { waitFor } from './helpers/waitFor.js';
 
 /** Waits until the gateway at `url` reports a script running (so SIGTERM finds one in flight). */
@@ -27,30 +28,9 @@ async function serve(yaml: string): Promise<{ url: URL; exited: Promise<number |
   dir = await mkdtemp(join(tmpdir(), 'skillgate-shutdown-'));
   const config = join(dir, 'skillgate.yaml');
   await writeFile(config, yaml);
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=@skillgate/source',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
-      'serve',
-      '--config',
-      config,
-    ],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const { proc, url } = await serveProcess(config);
   child = proc;
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    });
-    proc.on('exit', () => reject(new Error(`gateway exited early: ${out}`)));
-  });
   return { url, exited };
 }
 

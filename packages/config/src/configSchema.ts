@@ -366,7 +366,7 @@ const loggingSchema = z.strictObject({
   log_arguments: z.boolean().default(false).describe('Put tool argument values in audit log lines.'),
 });
 
-/** The whole YAML config (DESIGN §7): every key optional, unknown keys refused at every level. */
+/** The whole YAML config (docs/configuration.md): every key optional, unknown keys refused at every level. */
 export const configSchema = z.strictObject({
   server: serverSchema.prefault({}),
   skills: skillsSchema.prefault({}),

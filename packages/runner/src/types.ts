@@ -118,7 +118,7 @@ export interface RunRequest {
   readonly onProgress?: (progress: RunProgress) => void;
 }
 
-/** The structured result of a finished run (DESIGN §5), also sent as structuredContent. */
+/** The structured result of a finished run (README, "Writing a skill"), also sent as structuredContent. */
 export interface RunResult extends ScriptOutput {
   readonly exit_code: number | null;
   readonly signal: string | null;

@@ -70,7 +70,7 @@ function fitXml(list: readonly CatalogSkill[], tools: boolean, maxChars: number)
 }
 
 /**
- * The L1 summary of the given skills (DESIGN §4): names, descriptions and get_info tool names, never
+ * The L1 summary of the given skills (docs/disclosure.md): names, descriptions and get_info tool names, never
  * filesystem paths, since the gateway is remote.
  */
 export function renderSummary(

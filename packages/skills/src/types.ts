@@ -160,7 +160,7 @@ export interface ToolView {
 
 /** Options of createCatalog. */
 export interface CatalogOptions {
-  /** Longest tool name allowed (DESIGN §3). */
+  /** Longest tool name allowed (README, "Writing a skill": tool names). */
   readonly maxNameLength: number;
   /** When true, scripts also get run_async tools and the shared async tools exist. */
   readonly asyncEnabled: boolean;

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import pino from 'pino';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { BACKEND_HEADER, type Haproxy, startHaproxy } from './haproxy.js';
 import { freePort } from './redisServer.js';
+import { serveProcess } from './serveProcess.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from './testGateway.js';
 import { waitFor } from './waitFor.js';
 
@@ -95,30 +96,8 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
       file,
       JSON.stringify({ ...fullConfig, server: { ...fullConfig.server, port: replica.port } }),
     );
-    const proc = spawn(
-      process.execPath,
-      [
-        '--conditions=@skillgate/source',
-        '--import',
-        'tsx',
-        join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
-        'serve',
-        '--config',
-        file,
-      ],
-      { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const { proc } = await serveProcess(file, env);
     replica.process = proc;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      const take = (chunk: Buffer) => {
-        out = (out + chunk.toString()).slice(-8000);
-        if (out.includes('skillgate listening on')) resolve();
-      };
-      proc.stdout?.on('data', take);
-      proc.stderr?.on('data', take);
-      proc.once('exit', () => reject(new Error(`replica exited early: ${out}`)));
-    });
   };
 
   const start = (replica: Replica): Promise<void> =>

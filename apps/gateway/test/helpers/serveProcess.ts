@@ -1,0 +1,44 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './testGateway.js';
+
+/** A `skillgate serve` process and the MCP URL it listens on. */
+export interface ServedProcess {
+  readonly proc: ChildProcess;
+  readonly url: URL;
+}
+
+/**
+ * Starts `skillgate serve --config <config>` as a real process (from source, like `pnpm skillgate`) and
+ * resolves once it logs where it listens; rejects with its output if it exits first.
+ */
+export async function serveProcess(
+  config: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServedProcess> {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--conditions=@skillgate/source',
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
+      'serve',
+      '--config',
+      config,
+    ],
+    { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    const take = (chunk: Buffer) => {
+      out = (out + chunk.toString()).slice(-8000);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    };
+    proc.stdout?.on('data', take);
+    proc.stderr?.on('data', take);
+    proc.once('exit', () => reject(new Error(`skillgate serve exited early: ${out}`)));
+  });
+  return { proc, url };
+}
