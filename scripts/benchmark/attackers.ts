@@ -107,24 +107,8 @@ async function batch(options: BatchOptions): Promise<Record<string, number>> {
     'mcp-protocol-version': version,
     ...(session === undefined ? {} : { 'mcp-session-id': session }),
   });
-  const openSession = async (version: string): Promise<string> => {
-    const init = await fetch(options.url, {
-      method: 'POST',
-      headers: headers(undefined, version),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: version,
-          capabilities: {},
-          clientInfo: { name: 'attacker', version: '1' },
-        },
-      }),
-    });
-    await init.text();
-    const id = init.headers.get('mcp-session-id');
-    if (id === null) throw new Error(`attacker initialize answered ${init.status}`);
+  /** Completes the handshake and unlocks the read tool, so the batches really read the reference. */
+  const unlocked = async (id: string, version: string): Promise<string> => {
     await (
       await fetch(options.url, {
         method: 'POST',
@@ -144,6 +128,31 @@ async function batch(options: BatchOptions): Promise<Record<string, number>> {
     });
     await unlock.text();
     return id;
+  };
+  const openSession = async (version: string): Promise<string> => {
+    // The previous phase may have spent this principal's rate limit: wait it out, as a client would.
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const init = await fetch(options.url, {
+        method: 'POST',
+        headers: headers(undefined, version),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {
+            protocolVersion: version,
+            capabilities: {},
+            clientInfo: { name: 'attacker', version: '1' },
+          },
+        }),
+      });
+      await init.text();
+      const id = init.headers.get('mcp-session-id');
+      if (id !== null) return unlocked(id, version);
+      if (init.status !== 429) throw new Error(`attacker initialize answered ${init.status}`);
+      await sleep(Number(init.headers.get('retry-after') ?? 1) * 1000);
+    }
+    throw new Error('attacker initialize still rate limited after 30 attempts');
   };
   const current = await openSession('2025-11-25');
   const legacy = await openSession('2025-03-26');
