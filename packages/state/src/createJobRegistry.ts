@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
-import { RunnerError, type RunningScript, type ScriptOutput, type ScriptRunner } from '@skillgate/runner';
+import { RunnerError, type RunningScript, type ScriptRunner } from '@skillgate/runner';
 import { cutOutput } from './cutOutput.js';
 import { mirrorJob } from './mirrorJob.js';
+import { NO_OUTPUT } from './noOutput.js';
 import { StateError } from './stateError.js';
 import type { JobEnd, JobRecord, JobRegistry, JobStatus, JobStore } from './types.js';
 
@@ -22,15 +23,6 @@ export interface JobRegistryOptions {
   /** Called on this replica once the end of a job that ran here is recorded (for metrics). */
   readonly onEnd?: (end: JobEnd) => void;
 }
-
-const NO_OUTPUT: ScriptOutput = {
-  stdout: '',
-  stderr: '',
-  stdout_truncated: false,
-  stderr_truncated: false,
-  stdout_bytes: 0,
-  stderr_bytes: 0,
-};
 
 /** A job started on this replica. */
 interface LocalJob {

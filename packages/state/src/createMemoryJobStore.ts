@@ -1,19 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { ScriptOutput } from '@skillgate/runner';
 import { cutOutput } from './cutOutput.js';
+import { NO_OUTPUT } from './noOutput.js';
 import { StateError } from './stateError.js';
 import type { JobRecord, JobStore, JobStoreOptions } from './types.js';
 
 type MutableJob = { -readonly [K in keyof JobRecord]: JobRecord[K] };
-
-const NO_OUTPUT: ScriptOutput = {
-  stdout: '',
-  stderr: '',
-  stdout_truncated: false,
-  stderr_truncated: false,
-  stdout_bytes: 0,
-  stderr_bytes: 0,
-};
 
 // Finished jobs an owner may keep, per allowed running job, so a busy owner cannot grow memory without bound.
 const RETAINED_PER_RUNNING = 4;

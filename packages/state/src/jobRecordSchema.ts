@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_OUTPUT } from './noOutput.js';
 import type { JobRecord } from './types.js';
 
 const int = z.coerce.number().int();
@@ -16,14 +17,6 @@ const output = z.object({
   stdout_bytes: z.number(),
   stderr_bytes: z.number(),
 });
-const EMPTY_OUTPUT = {
-  stdout: '',
-  stderr: '',
-  stdout_truncated: false,
-  stderr_truncated: false,
-  stdout_bytes: 0,
-  stderr_bytes: 0,
-};
 
 // The job hash as Redis returns it: every field a string.
 const schema = z.object({
@@ -37,12 +30,12 @@ const schema = z.object({
   signal: z.string().transform((v) => (v === '' ? null : v)),
   durationMs: int,
   output: z.string().transform((v, ctx) => {
-    if (v === '') return EMPTY_OUTPUT;
+    if (v === '') return NO_OUTPUT;
     try {
       return output.parse(JSON.parse(v));
     } catch {
       ctx.addIssue({ code: 'custom', message: 'not job output' });
-      return EMPTY_OUTPUT;
+      return NO_OUTPUT;
     }
   }),
   updatedAt: int,

@@ -1,0 +1,11 @@
+import type { ScriptOutput } from '@skillgate/runner';
+
+/** The output of a job that has printed nothing yet. */
+export const NO_OUTPUT: ScriptOutput = Object.freeze({
+  stdout: '',
+  stderr: '',
+  stdout_truncated: false,
+  stderr_truncated: false,
+  stdout_bytes: 0,
+  stderr_bytes: 0,
+});
