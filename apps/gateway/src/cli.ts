@@ -10,9 +10,9 @@ import {
   type SkillgateConfig,
 } from '@skillgate/config';
 import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
-import { createAccessPolicy, type Principal } from './accessPolicy.js';
-import { buildCatalog } from './catalogSource.js';
+import { createAccessPolicy, type Principal } from './auth/accessPolicy.js';
 import { createGateway } from './createGateway.js';
+import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
 
 const USAGE = `Usage: skillgate <command> [options]
