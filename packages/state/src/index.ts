@@ -10,6 +10,7 @@ export type { RedisJobStoreOptions } from './jobs/createRedisJobStore.js';
 export { createRedisJobStore } from './jobs/createRedisJobStore.js';
 export type { MirrorJobOptions } from './jobs/mirrorJob.js';
 export { mirrorJob } from './jobs/mirrorJob.js';
+export type { MemoryRateLimiter, MemoryRateLimiterOptions } from './rateLimit/createMemoryRateLimiter.js';
 export { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
 export type { RedisRateLimiterOptions } from './rateLimit/createRedisRateLimiter.js';
 export { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
