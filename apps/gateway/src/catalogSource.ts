@@ -8,6 +8,7 @@ import {
   loadSkills,
   type Problem,
   type Skill,
+  type UpstreamSnapshot,
 } from '@skillgate/skills';
 
 /** Holds the current catalog; a reload swaps it atomically, so in-flight calls keep the one they started with. */
@@ -19,7 +20,24 @@ export interface CatalogSource {
   onChange(listener: (previous: Catalog, next: Catalog) => void): void;
 }
 
-const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) => ({
+/**
+ * What the config alone says of each upstream, before any connection: enough to name auto skills and check
+ * bindings (`skillgate validate`), with no tools yet.
+ */
+export const configuredUpstreams = (config: SkillgateConfig): UpstreamSnapshot[] =>
+  config.upstreams.map((u) => ({
+    id: u.id,
+    skill: u.skill,
+    ...(u.description === undefined ? {} : { description: u.description }),
+    state: 'connecting',
+    tools: [],
+  }));
+
+const catalogOptions = (
+  config: SkillgateConfig,
+  problems: readonly Problem[],
+  upstreams: readonly UpstreamSnapshot[],
+) => ({
   maxNameLength: config.tools.max_name_length,
   asyncEnabled: config.skills.async_enabled,
   maxTimeoutSeconds: config.scripts.max_timeout,
@@ -29,6 +47,7 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
     maxStdinBytes: config.scripts.max_stdin_bytes,
   },
   problems,
+  upstreams,
 });
 
 // The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
@@ -40,10 +59,16 @@ const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
   maxDescriptionChars: config.skills.max_description_chars,
 });
 
-/** Builds a catalog from the configured roots (docs/disclosure.md for what it lists). */
-export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
+/**
+ * Builds a catalog from the configured roots and upstreams (docs/disclosure.md for what it lists); without
+ * snapshots of connected upstreams, from what the config says of them.
+ */
+export async function buildCatalog(
+  config: SkillgateConfig,
+  upstreams: readonly UpstreamSnapshot[] = configuredUpstreams(config),
+): Promise<Catalog> {
   const { skills, problems } = await loadSkills(loadOptions(config));
-  return createCatalog(skills, catalogOptions(config, problems));
+  return createCatalog(skills, catalogOptions(config, problems, upstreams));
 }
 
 const isInside = (file: string, dir: string): boolean => file === dir || file.startsWith(dir + sep);
@@ -83,7 +108,7 @@ export async function createCatalogSource(config: SkillgateConfig): Promise<Cata
   const reloadOnce = async (): Promise<Catalog> => {
     const loaded = await loadSkills(loadOptions(config));
     const { skills, problems } = keepLastGood(current, loaded);
-    const next = createCatalog(skills, catalogOptions(config, problems));
+    const next = createCatalog(skills, catalogOptions(config, problems, configuredUpstreams(config)));
     const previous = current;
     current = next;
     for (const listener of listeners) listener(previous, next);
