@@ -81,8 +81,9 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
   const names = new Set(loaded.skills.map((s) => s.name));
   const kept: Skill[] = [];
   const problems = [...loaded.problems];
-  for (const { skill } of previous.skills.values()) {
-    if (names.has(skill.name)) continue;
+  for (const { skill, upstream } of previous.skills.values()) {
+    // An upstream's auto skill comes from its snapshot, not from a folder: nothing to keep.
+    if (upstream !== undefined || names.has(skill.name)) continue;
     // A SKILL.md that vanished is a warning in lenient mode, but mid-edit it is a broken skill too.
     const broken = loaded.problems.some(
       (p) => (p.severity === 'error' || p.code === 'SKILL_MD_MISSING') && isInside(p.file, skill.dir),
@@ -100,15 +101,28 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
   return { skills: [...loaded.skills, ...kept], problems };
 }
 
-/** Loads the catalog once and returns a source that can reload it. */
-export async function createCatalogSource(config: SkillgateConfig): Promise<CatalogSource> {
-  let current = await buildCatalog(config);
+/** Options of createCatalogSource. */
+export interface CatalogSourceOptions {
+  /** The upstream pool's snapshots now (docs/upstreams.md); default: what the config says, no tools. */
+  readonly upstreams?: () => readonly UpstreamSnapshot[];
+}
+
+/**
+ * Loads the catalog once and returns a source that can reload it; every build (the first and each reload,
+ * for a skill edit or an upstream change alike) takes the upstreams' snapshots of that moment.
+ */
+export async function createCatalogSource(
+  config: SkillgateConfig,
+  options: CatalogSourceOptions = {},
+): Promise<CatalogSource> {
+  const upstreams = options.upstreams ?? (() => configuredUpstreams(config));
+  let current = await buildCatalog(config, upstreams());
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
   let pending: Promise<Catalog> = Promise.resolve(current);
   const reloadOnce = async (): Promise<Catalog> => {
     const loaded = await loadSkills(loadOptions(config));
     const { skills, problems } = keepLastGood(current, loaded);
-    const next = createCatalog(skills, catalogOptions(config, problems, configuredUpstreams(config)));
+    const next = createCatalog(skills, catalogOptions(config, problems, upstreams()));
     const previous = current;
     current = next;
     for (const listener of listeners) listener(previous, next);

@@ -59,4 +59,3 @@ export type {
   Validation,
 } from './types.js';
 export { DISCLOSURES } from './types.js';
-export { globMatcher } from './upstreamBindings.js';
