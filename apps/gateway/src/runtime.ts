@@ -7,6 +7,7 @@ import type { DisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import type { Metrics } from './observability/metrics.js';
 import type { CatalogSource } from './reload/catalogSource.js';
 import type { InFlightCalls } from './tools/inFlightCalls.js';
+import type { UpstreamCaller } from './tools/upstreamCalls.js';
 
 /** Everything the gateway's request handling needs, built once by createGateway. */
 export interface GatewayRuntime {
@@ -25,4 +26,6 @@ export interface GatewayRuntime {
   readonly log: FastifyBaseLogger;
   /** Tool calls in progress (shutdown waits for them). */
   readonly inFlight: InFlightCalls;
+  /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
+  readonly upstreams?: UpstreamCaller;
 }

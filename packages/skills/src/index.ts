@@ -24,6 +24,7 @@ export { sanitizeName } from './names/sanitizeName.js';
 export {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
+  CALL_SKILL_TOOL,
   LIST_SKILL_FILES_TOOL,
   LOAD_SKILL_TOOL,
   MIN_NAME_LENGTH,
@@ -32,6 +33,7 @@ export {
 } from './names/toolNames.js';
 export { SkillsError } from './skillsError.js';
 export type {
+  CallTool,
   Catalog,
   CatalogOptions,
   CatalogSkill,
@@ -58,6 +60,8 @@ export type {
   ToolKind,
   ToolTarget,
   ToolView,
+  UpstreamSnapshot,
+  UpstreamTool,
   Validation,
 } from './types.js';
 export { DISCLOSURES } from './types.js';
