@@ -357,7 +357,9 @@ const stateSchema = z.strictObject({
     ),
   redis_url_env: envName
     .default('SKILLGATE_REDIS_URL')
-    .describe('Environment variable holding the Redis URL (redis:// or rediss://) when backend is redis.'),
+    .describe(
+      'Environment variable holding the Redis URL (redis://, rediss:// or unix:/path) when backend is redis; anything else, or unset, stops the start.',
+    ),
   key_prefix: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{0,64}$/, 'must be at most 64 of A-Z a-z 0-9 . _ : -')
