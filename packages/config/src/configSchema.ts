@@ -55,6 +55,12 @@ const serverFields = z.strictObject({
   max_response_bytes: count(65_536)
     .default(16_777_216)
     .describe('Largest single JSON-RPC response of a 2025-era session; a larger result becomes an error.'),
+  max_client_string_chars: count(16)
+    .max(65_536)
+    .default(256)
+    .describe(
+      'Longest client-supplied string stored or logged (client name and version, tool names, URIs); longer ones are cut. A longer progressToken is refused (-32602).',
+    ),
   shutdown_grace_seconds: z
     .number()
     .min(0)

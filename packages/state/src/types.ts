@@ -3,6 +3,7 @@ import type { LimitName, RunRequest, ScriptOutput } from '@skillgate/runner';
 /** Stable codes of state failures. */
 export type StateErrorCode =
   | 'STATE_UNAVAILABLE' // the shared store (Redis) is unreachable, or did not answer in time
+  | 'STATE_FULL' // Redis refused a write: it reached its maxmemory (OOM)
   | 'STATE_INVALID' // a stored value failed validation (written by another version, or damaged)
   | 'STATE_CLOSED' // the store was closed
   | 'STATE_MISCONFIGURED' // state.backend is redis but its URL is missing or not a Redis URL
