@@ -7,10 +7,10 @@ import { createRedisJobStore } from './jobs/createRedisJobStore.js';
 import { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
 import { createRedisConnection } from './redis/createRedisConnection.js';
+import { redisTarget } from './redis/redisTarget.js';
 import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 import { createMemorySessionStore } from './sessions/memorySessionStore.js';
 import type { SessionStore } from './sessions/types.js';
-import { StateError } from './stateError.js';
 import type { EventBus, JobStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
 
 /** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */
@@ -96,12 +96,10 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
       },
     };
   }
-  if (options.redisUrl === undefined || options.redisUrl === '') {
-    throw new StateError('STATE_MISCONFIGURED', 'state.backend is redis but no Redis URL is set');
-  }
+  const url = redisTarget(options.redisUrl);
   const timings = options.timings ?? {};
   const connection = createRedisConnection({
-    url: options.redisUrl,
+    url,
     keyPrefix: options.keyPrefix,
     commandTimeoutMs: timings.commandTimeoutMs,
     connectTimeoutMs: timings.connectTimeoutMs,

@@ -16,6 +16,7 @@ export type { RedisRateLimiterOptions } from './rateLimit/createRedisRateLimiter
 export { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
 export type { RedisConnection, RedisConnectionOptions } from './redis/createRedisConnection.js';
 export { createRedisConnection } from './redis/createRedisConnection.js';
+export { redisTarget } from './redis/redisTarget.js';
 export type { RedisSessionStoreOptions } from './sessions/createRedisSessionStore.js';
 export { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 export { createMemorySessionStore } from './sessions/memorySessionStore.js';
