@@ -28,7 +28,7 @@ const skillToolNames = (catalog: Catalog) =>
 const codesOf = (catalog: Catalog) => catalog.problems.map((p) => p.code);
 
 describe('createCatalog: names', () => {
-  it('names every tool of a skill after DESIGN §3', () => {
+  it('names every tool of a skill skill_<name>_<role>_<file> (README, "Writing a skill")', () => {
     const pdf = makeSkill('pdf', ['scripts/build.sh', 'references/api/v2.md', 'assets/logo.png']);
     const catalog = createCatalog([pdf], ASYNC);
     expect(skillToolNames(catalog)).toEqual([

@@ -55,7 +55,7 @@ export function tokenPrincipal(name: string, skills: readonly string[]): Princip
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 
-/** Builds the access policy from the resolved tokens (README, "Authentication"). */
+/** Builds the access policy from the resolved tokens (README, "Deploying for several agents"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const anonymous = anonymousPrincipal(options.anonymousSkills);
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;
