@@ -18,16 +18,22 @@ export type GatewayErrorCode =
   | 'STATE_FULL'
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
+  | 'NOT_ACCEPTABLE'
+  | 'STREAM_CONFLICT'
+  | 'SESSION_PROTOCOL_VERSION'
+  | 'RESPONSE_TOO_LARGE'
   | 'INTERNAL';
 
-interface ErrorMapping {
+/** The HTTP status and JSON-RPC code one GatewayErrorCode is answered with. */
+export interface ErrorMapping {
   readonly status: number;
   readonly rpcCode: number;
 }
 
 // JSON-RPC codes: -32700 parse, -32600 invalid request, -32602 invalid params, -32603 internal;
 // -32000/-32001 are the codes the MCP SDK itself uses for transport and session errors.
-const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
+/** Every gateway error code with its HTTP status and JSON-RPC code (docs/errors.md lists the same, checked by a test). */
+export const ERROR_TABLE: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   PARSE_ERROR: { status: 400, rpcCode: -32700 },
   INVALID_REQUEST: { status: 400, rpcCode: -32600 },
   SESSION_REQUIRED: { status: 400, rpcCode: -32000 },
@@ -46,6 +52,11 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   STATE_FULL: { status: 503, rpcCode: -32000 },
   UNKNOWN_TOOL: { status: 200, rpcCode: -32602 },
   INVALID_ARGUMENTS: { status: 200, rpcCode: -32602 },
+  NOT_ACCEPTABLE: { status: 406, rpcCode: -32000 },
+  STREAM_CONFLICT: { status: 409, rpcCode: -32000 },
+  SESSION_PROTOCOL_VERSION: { status: 400, rpcCode: -32000 },
+  // Answered in place of one result inside a response that is already under way (its status stays 200).
+  RESPONSE_TOO_LARGE: { status: 200, rpcCode: -32603 },
   INTERNAL: { status: 500, rpcCode: -32603 },
 };
 
@@ -71,8 +82,8 @@ export class GatewayError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
-    this.status = MAPPINGS[code].status;
-    this.rpcCode = MAPPINGS[code].rpcCode;
+    this.status = ERROR_TABLE[code].status;
+    this.rpcCode = ERROR_TABLE[code].rpcCode;
     this.headers = options?.headers ?? {};
     this.data = options?.data ?? {};
   }

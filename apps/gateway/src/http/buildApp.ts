@@ -5,7 +5,7 @@ import {
   type InitializeRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import { type RateLimiter, StateError } from '@skillgate/state';
+import type { RateLimiter } from '@skillgate/state';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -14,6 +14,7 @@ import Fastify, {
 } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
+import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
@@ -50,13 +51,6 @@ const CORS_HEADERS = {
     'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
   'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
   'Access-Control-Max-Age': '600',
-};
-
-const FASTIFY_ERRORS: Readonly<Record<string, GatewayError['code']>> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
 };
 
 /** The revisions of the 2026 era this gateway serves: what server/discover lists. */
@@ -124,32 +118,6 @@ const requestIdOf = (body: unknown): string | number | null => {
   const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
 };
-
-/** Maps any error to the gateway's one error family (the single place HTTP statuses are chosen). */
-function toGatewayError(error: FastifyError | Error): GatewayError {
-  if (error instanceof GatewayError) return error;
-  // The shared store is away (or closed under a request): a clear 503, never a hang or a guess from memory.
-  if (error instanceof StateError && (error.code === 'STATE_UNAVAILABLE' || error.code === 'STATE_CLOSED')) {
-    return new GatewayError('STATE_UNAVAILABLE', 'Shared state is unavailable; try again shortly', {
-      cause: error,
-      headers: { 'Retry-After': '2' },
-    });
-  }
-  // Redis is at its maxmemory: said as such (operators fix that differently from an outage).
-  if (error instanceof StateError && error.code === 'STATE_FULL') {
-    return new GatewayError(
-      'STATE_FULL',
-      'Shared state is full (Redis reached its maxmemory); try again later',
-      {
-        cause: error,
-        headers: { 'Retry-After': '30' },
-      },
-    );
-  }
-  const code = 'code' in error && typeof error.code === 'string' ? FASTIFY_ERRORS[error.code] : undefined;
-  if (code !== undefined) return new GatewayError(code, error.message, { cause: error });
-  return new GatewayError('INTERNAL', 'Internal server error', { cause: error });
-}
 
 /** Builds the Fastify app (never listens): /mcp for MCP streamable HTTP, plus health, readiness and metrics. */
 export function buildApp(deps: AppDeps): FastifyInstance {

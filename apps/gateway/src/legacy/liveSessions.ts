@@ -5,12 +5,10 @@ import {
   type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { EventBus, StateEvent } from '@skillgate/state';
-import { SessionError, type SessionRecord } from '@skillgate/state';
+import type { EventBus, SessionRecord, StateEvent } from '@skillgate/state';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { GatewayError } from '../errors/gatewayError.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
@@ -171,15 +169,8 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.id}` : id,
         createdAt: Date.now(),
       };
-      try {
-        await runtime.store.create(record);
-      } catch (error) {
-        if (error instanceof SessionError) {
-          const code = error.code === 'PRINCIPAL_SESSION_LIMIT' ? 'RATE_LIMITED' : 'SESSION_LIMIT';
-          throw new GatewayError(code, error.message, { cause: error, headers: { 'Retry-After': '30' } });
-        }
-        throw error;
-      }
+      // A session cap (SessionError) becomes 503 or 429 in the one error translation (errors/toGatewayError.ts).
+      await runtime.store.create(record);
       const session = await build(record, principal);
       live.set(id, session);
       runtime.metrics.inc('skillgate_sessions_created_total');

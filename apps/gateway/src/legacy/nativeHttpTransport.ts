@@ -6,6 +6,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
 
 /** A session transport the Fastify route can hand a raw request to (the SDK's transport has the same shape). */
 export interface SessionTransport extends Transport {
@@ -106,12 +107,12 @@ export class NativeHttpTransport implements SessionTransport {
 
   async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
     if (this.closed) {
-      this.error(res, 404, -32001, 'Session not found');
+      this.error(res, 'SESSION_NOT_FOUND', 'Session not found');
       return;
     }
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      this.error(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version}`);
+      this.error(res, 'SESSION_PROTOCOL_VERSION', `Bad Request: Unsupported protocol version: ${version}`);
       return;
     }
     switch (req.method) {
@@ -124,7 +125,7 @@ export class NativeHttpTransport implements SessionTransport {
         await this.close();
         return;
       default:
-        this.error(res, 405, -32000, 'Method not allowed.');
+        this.error(res, 'METHOD_NOT_ALLOWED', 'Method not allowed.');
         return;
     }
   }
@@ -134,8 +135,7 @@ export class NativeHttpTransport implements SessionTransport {
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       this.error(
         res,
-        406,
-        -32000,
+        'NOT_ACCEPTABLE',
         'Not Acceptable: Client must accept both application/json and text/event-stream',
       );
       return;
@@ -150,21 +150,21 @@ export class NativeHttpTransport implements SessionTransport {
         this.revision !== BATCH_REVISION
           ? `JSON-RPC batches are not part of MCP ${this.revision ?? 'before initialize'}`
           : `a batch must hold 1 to ${this.limits.maxBatch} messages`;
-      this.error(res, 400, -32600, `Invalid Request: ${why}`);
+      this.error(res, 'INVALID_REQUEST', `Invalid Request: ${why}`);
       return;
     }
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
       const message = toJsonRpcMessage(item);
       if (message === undefined) {
-        this.error(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+        this.error(res, 'INVALID_REQUEST', 'Invalid Request: not a JSON-RPC 2.0 message');
         return;
       }
       messages.push(message);
     }
     const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
     if (initializes > 0 && (this.initialized || messages.length > 1)) {
-      this.error(res, 400, -32600, 'Invalid Request: initialize must come alone, once per session');
+      this.error(res, 'INVALID_REQUEST', 'Invalid Request: initialize must come alone, once per session');
       return;
     }
     if (initializes > 0) this.initialized = true;
@@ -177,7 +177,7 @@ export class NativeHttpTransport implements SessionTransport {
     // Two requests in flight with one id would receive each other's results: refuse the second.
     const ids = requests.map((r) => r.id);
     if (ids.some((id) => this.exchanges.has(id)) || new Set(ids).size !== ids.length) {
-      this.error(res, 400, -32600, 'Invalid Request: a request with this id is already in flight');
+      this.error(res, 'INVALID_REQUEST', 'Invalid Request: a request with this id is already in flight');
       return;
     }
     const exchange: PostExchange = {
@@ -216,11 +216,11 @@ export class NativeHttpTransport implements SessionTransport {
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
     if (!(req.headers.accept ?? '').includes('text/event-stream')) {
-      this.error(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+      this.error(res, 'NOT_ACCEPTABLE', 'Not Acceptable: Client must accept text/event-stream');
       return;
     }
     if (this.standalone !== undefined) {
-      this.error(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+      this.error(res, 'STREAM_CONFLICT', 'Conflict: Only one SSE stream is allowed per session');
       return;
     }
     res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
@@ -294,15 +294,11 @@ export class NativeHttpTransport implements SessionTransport {
     if (json.length * 3 <= budget || !isResponse(message)) return json;
     const bytes = Buffer.byteLength(json);
     if (bytes <= budget) return json;
-    return JSON.stringify({
-      jsonrpc: '2.0',
-      id: message.id,
-      error: {
-        code: -32603,
-        message: `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes}${sentBefore > 0 ? ` for the whole batch, ${sentBefore} already sent` : ''})`,
-        data: { reason: 'RESPONSE_TOO_LARGE' },
-      },
-    });
+    const tooLarge = new GatewayError(
+      'RESPONSE_TOO_LARGE',
+      `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes}${sentBefore > 0 ? ` for the whole batch, ${sentBefore} already sent` : ''})`,
+    );
+    return JSON.stringify(tooLarge.toJsonRpc(message.id));
   }
 
   private noteRevision(message: JSONRPCMessage): void {
@@ -331,8 +327,10 @@ export class NativeHttpTransport implements SessionTransport {
     this.onclose?.();
   }
 
-  private error(res: ServerResponse, status: number, code: number, message: string): void {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  /** Answers a request this transport refuses, through the gateway's one error table (errors/gatewayError.ts). */
+  private error(res: ServerResponse, code: GatewayErrorCode, message: string): void {
+    const error = new GatewayError(code, message);
+    res.writeHead(error.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(error.toJsonRpc(null)));
   }
 }

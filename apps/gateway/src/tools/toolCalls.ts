@@ -353,22 +353,6 @@ async function jobResult(call: Call, read: Promise<JobStatus>): Promise<CallTool
 function jobFailure(error: unknown): CallToolResult {
   if (!(error instanceof StateError)) return runnerFailure(error);
   if (error.code === 'JOB_LIMIT') return toolError(`Script not run (JOB_LIMIT): ${error.message}`);
-  if (error.code === 'STATE_UNAVAILABLE') {
-    throw new GatewayError('STATE_UNAVAILABLE', 'Shared state is unavailable; try again shortly', {
-      cause: error,
-    });
-  }
-  if (error.code === 'STATE_FULL') {
-    throw new GatewayError(
-      'STATE_FULL',
-      'Shared state is full (Redis reached its maxmemory); try again later',
-      {
-        cause: error,
-      },
-    );
-  }
-  if (error.code === 'STATE_CLOSED') {
-    throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', { cause: error });
-  }
+  // Store outages, a full store and a closed one map as for any request (errors/toGatewayError.ts).
   throw error;
 }

@@ -1,8 +1,8 @@
-import { ProtocolError, type Server, type Tool } from '@modelcontextprotocol/server';
+import type { Server, Tool } from '@modelcontextprotocol/server';
 import type { RunProgress } from '@skillgate/runner';
-import { StateError } from '@skillgate/state';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
+import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { callTool } from './toolCalls.js';
@@ -99,28 +99,20 @@ export function registerToolHandlers(
       }
       return done.result;
     } catch (error) {
-      if (error instanceof GatewayError) {
-        outcome = error.code.toLowerCase();
-        if (error.code === 'UNKNOWN_TOOL') kind = 'unknown';
-        throw new ProtocolError(error.rpcCode, error.message, { reason: error.code });
-      }
-      // An unlock or job write Redis refused for lack of memory: said as such, not as an internal error.
-      if (error instanceof StateError && error.code === 'STATE_FULL') {
-        outcome = 'state_full';
-        runtime.log.error({ tool: boundStrings(name, maxChars) }, error.message);
-        throw new ProtocolError(
-          -32000,
-          'Shared state is full (Redis reached its maxmemory); try again later',
-          {
-            reason: error.code,
-          },
+      const mapped = toGatewayError(error, 'Internal error while calling the tool');
+      if (mapped.code === 'INTERNAL') {
+        runtime.log.error(
+          { err: error, tool: boundStrings(name, maxChars), session: audience.sessionId },
+          'tool call failed',
         );
+      } else {
+        outcome = mapped.code.toLowerCase();
+        if (mapped.code === 'UNKNOWN_TOOL') kind = 'unknown';
+        // An unlock or job write Redis refused for lack of memory: said as such, not as an internal error.
+        if (mapped.code === 'STATE_FULL')
+          runtime.log.error({ tool: boundStrings(name, maxChars) }, mapped.message);
       }
-      runtime.log.error(
-        { err: error, tool: boundStrings(name, maxChars), session: audience.sessionId },
-        'tool call failed',
-      );
-      throw new ProtocolError(-32603, 'Internal error while calling the tool');
+      throw toProtocolError(mapped);
     } finally {
       end();
       const duration_ms = Math.round(performance.now() - started);

@@ -1,0 +1,63 @@
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { SessionError, StateError } from '@skillgate/state';
+import { GatewayError, type GatewayErrorCode } from './gatewayError.js';
+
+// Fastify's own request errors that a client caused (everything else of Fastify's is internal).
+const FASTIFY_ERRORS: Readonly<Record<string, GatewayErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
+};
+
+/** The message of an INTERNAL error: the cause is logged, never sent. */
+const INTERNAL_MESSAGE = 'Internal server error';
+
+/**
+ * Maps any error to the gateway's one error family: the one place where library errors (state, sessions,
+ * Fastify) become gateway codes, for the HTTP error handler and for tool calls alike.
+ */
+export function toGatewayError(error: unknown, internalMessage = INTERNAL_MESSAGE): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof StateError) {
+    switch (error.code) {
+      // The shared store is away: a clear 503, never a hang or a guess from memory.
+      case 'STATE_UNAVAILABLE':
+        return new GatewayError('STATE_UNAVAILABLE', 'Shared state is unavailable; try again shortly', {
+          cause: error,
+          headers: { 'Retry-After': '2' },
+        });
+      // Redis is at its maxmemory: said as such (operators fix that differently from an outage).
+      case 'STATE_FULL':
+        return new GatewayError(
+          'STATE_FULL',
+          'Shared state is full (Redis reached its maxmemory); try again later',
+          {
+            cause: error,
+            headers: { 'Retry-After': '30' },
+          },
+        );
+      // The store is closed only by a shutdown.
+      case 'STATE_CLOSED':
+        return new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', {
+          cause: error,
+          headers: { 'Retry-After': '5' },
+        });
+      default:
+        break;
+    }
+  }
+  if (error instanceof SessionError) {
+    const code = error.code === 'PRINCIPAL_SESSION_LIMIT' ? 'RATE_LIMITED' : 'SESSION_LIMIT';
+    return new GatewayError(code, error.message, { cause: error, headers: { 'Retry-After': '30' } });
+  }
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') {
+    const code = FASTIFY_ERRORS[error.code];
+    if (code !== undefined) return new GatewayError(code, error.message, { cause: error });
+  }
+  return new GatewayError('INTERNAL', internalMessage, { cause: error });
+}
+
+/** A gateway error as the SDK's ProtocolError, for handlers the SDK answers (tool calls). */
+export const toProtocolError = (error: GatewayError): ProtocolError =>
+  new ProtocolError(error.rpcCode, error.message, { ...error.data, reason: error.code });
