@@ -1,4 +1,5 @@
 export { createScriptRunner } from './createScriptRunner.js';
+export { lastLines } from './lastLines.js';
 export { RunnerError } from './runnerError.js';
 export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
 export type {

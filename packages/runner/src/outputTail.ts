@@ -1,3 +1,5 @@
+import { lastLines } from './lastLines.js';
+
 /** A snapshot of one stream: the returned text, whether anything written is missing from it, total bytes. */
 export interface TailSnapshot {
   readonly text: string;
@@ -73,19 +75,7 @@ export class OutputTail {
     let start = 0;
     while (cut && start < 3 && ((kept[start] ?? 0) & 0xc0) === 0x80) start++;
     kept = kept.subarray(start);
-    const { text, dropped } = lastLines(kept.toString('utf8'), tailLines);
-    return { text, truncated: cut || dropped, bytes: this.#total };
+    const lines = lastLines(kept.toString('utf8'), tailLines);
+    return { text: lines.text, truncated: cut || lines.cut, bytes: this.#total };
   }
-}
-
-function lastLines(text: string, count: number): { text: string; dropped: boolean } {
-  if (count <= 0) return { text: '', dropped: text.length > 0 };
-  // A final newline ends the last line; it does not start an empty one.
-  let pos = text.endsWith('\n') ? text.length - 1 : text.length;
-  for (let i = 0; i < count; i++) {
-    const newline = pos > 0 ? text.lastIndexOf('\n', pos - 1) : -1;
-    if (newline < 0) return { text, dropped: false };
-    pos = newline;
-  }
-  return { text: text.slice(pos + 1), dropped: true };
 }

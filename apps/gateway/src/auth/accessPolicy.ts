@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Catalog } from '@skillgate/skills';
 import picomatch from 'picomatch';
 import { GatewayError } from '../errors/gatewayError.js';
+import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /**
  * A caller of the gateway: a configured token, or `anonymous` when anonymous access is on. `id` is the identity
@@ -60,7 +61,7 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const anonymous = anonymousPrincipal(options.anonymousSkills);
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;
   // One Set per (principal, catalog), so that the catalog's per-Set caches hit on every request.
-  const allowedCache = new WeakMap<Catalog, Map<string, ReadonlySet<string> | undefined>>();
+  const allowedMemo = createCatalogMemo<ReadonlySet<string> | undefined>();
   const matchers = new Map<string, (name: string) => boolean>();
   let ignoredReported = false;
 
@@ -107,19 +108,11 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     },
 
     allowedSkills(principal, catalog) {
-      let perCatalog = allowedCache.get(catalog);
-      if (perCatalog === undefined) {
-        perCatalog = new Map();
-        allowedCache.set(catalog, perCatalog);
-      }
-      if (perCatalog.has(principal.id)) return perCatalog.get(principal.id);
-      let allowed: ReadonlySet<string> | undefined;
-      if (!principal.skills.includes('*')) {
+      return allowedMemo(catalog, principal.id, () => {
+        if (principal.skills.includes('*')) return undefined;
         const matches = matcherFor(principal);
-        allowed = new Set([...catalog.skills.keys()].filter((name) => matches(name)));
-      }
-      perCatalog.set(principal.id, allowed);
-      return allowed;
+        return new Set([...catalog.skills.keys()].filter((name) => matches(name)));
+      });
     },
   };
 }

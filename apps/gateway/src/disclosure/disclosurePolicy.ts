@@ -10,6 +10,7 @@ import {
 import type { SessionStore } from '@skillgate/state';
 import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
 import type { CatalogDiff } from '../reload/catalogDiff.js';
+import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /** The protocol era of a request: 2025-era sessions (`initialize`) or 2026-07-28 per-request. */
 export type Era = 'legacy' | 'modern';
@@ -93,7 +94,7 @@ const NO_UNLOCKS: ReadonlySet<string> = new Set();
 export function createDisclosurePolicy(options: DisclosurePolicyOptions): DisclosurePolicy {
   const { access, store } = options;
   // Instructions are equal for every audience of one (catalog, mode, principal): render each once.
-  const instructionsCache = new WeakMap<Catalog, Map<string, string>>();
+  const instructionsMemo = createCatalogMemo<string>();
 
   const unlocksMatter = (audience: Audience) =>
     audience.era === 'legacy' && audience.disclosure === 'namespaced';
@@ -149,25 +150,17 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       }
     },
     instructions(catalog, audience) {
-      let perCatalog = instructionsCache.get(catalog);
-      if (perCatalog === undefined) {
-        perCatalog = new Map();
-        instructionsCache.set(catalog, perCatalog);
-      }
-      const key = `${audience.disclosure}\0${audience.principal.id}`;
-      const cached = perCatalog.get(key);
-      if (cached !== undefined) return cached;
-      const allowed = access.allowedSkills(audience.principal, catalog);
-      const entries = [...catalog.skills.values()].filter(
-        (e) => allowed === undefined || allowed.has(e.skill.name),
-      );
-      const summary = renderSummary(entries, 'xml', {
-        tools: audience.disclosure !== 'universal',
-        maxChars: options.maxInstructionsChars,
+      return instructionsMemo(catalog, `${audience.disclosure}\0${audience.principal.id}`, () => {
+        const allowed = access.allowedSkills(audience.principal, catalog);
+        const entries = [...catalog.skills.values()].filter(
+          (e) => allowed === undefined || allowed.has(e.skill.name),
+        );
+        const summary = renderSummary(entries, 'xml', {
+          tools: audience.disclosure !== 'universal',
+          maxChars: options.maxInstructionsChars,
+        });
+        return `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n\n${summary}`;
       });
-      const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n\n${summary}`;
-      perCatalog.set(key, text);
-      return text;
     },
     cacheScope(catalog, principal) {
       return access.allowedSkills(principal, catalog) === undefined ? 'public' : 'private';

@@ -10,6 +10,7 @@ import {
 import type { Principal } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { SERVER_INFO } from '../legacy/sessionServer.js';
+import { type CatalogMemo, createCatalogMemo } from '../reload/catalogMemo.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { pageStartOf, skillsPage } from '../skillsExtension/skillsPage.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
@@ -104,26 +105,11 @@ export function createModernEndpoint(
     // No sessions in this era: jobs belong to the principal that started them.
     scopeKey: `principal:${principal.id}`,
   });
-  const listResults = new WeakMap<object, Map<string, string>>();
-  const skillsResults = new WeakMap<object, Map<string, string>>();
-  /** A JSON answer rendered once per (catalog, key) in `cache`; keys start with the principal's name. */
-  const renderedOnce = (
-    cache: WeakMap<object, Map<string, string>>,
-    key: string,
-    render: () => string,
-  ): string => {
-    const catalog = runtime.catalogs.current;
-    let perCatalog = cache.get(catalog);
-    if (perCatalog === undefined) {
-      perCatalog = new Map();
-      cache.set(catalog, perCatalog);
-    }
-    const cached = perCatalog.get(key);
-    if (cached !== undefined) return cached;
-    const json = render();
-    perCatalog.set(key, json);
-    return json;
-  };
+  // JSON answers rendered once per (catalog, key); keys start with the principal's id.
+  const listResults = createCatalogMemo<string>();
+  const skillsResults = createCatalogMemo<string>();
+  const renderedOnce = (memo: CatalogMemo<string>, key: string, render: () => string): string =>
+    memo(runtime.catalogs.current, key, render);
   const serverMeta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
     onerror: (error) => runtime.log.error({ err: error }, 'modern request failed'),

@@ -2,6 +2,7 @@ import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
 import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
+import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
 export interface SkillsView {
@@ -21,7 +22,7 @@ export interface SkillsView {
 const byUri = (a: Skill, b: Skill): number => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
 
 // One view per (catalog, principal): a reload builds a new catalog, so views change atomically with it.
-const views = new WeakMap<Catalog, Map<string, SkillsView>>();
+const views = createCatalogMemo<SkillsView>();
 
 /**
  * The Skills extension view of a principal (docs/skills-extension.md): the catalog's entries, resources and
@@ -29,13 +30,10 @@ const views = new WeakMap<Catalog, Map<string, SkillsView>>();
  * principal so that no request filters or sorts.
  */
 export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: Principal): SkillsView {
-  let perCatalog = views.get(catalog);
-  if (perCatalog === undefined) {
-    perCatalog = new Map();
-    views.set(catalog, perCatalog);
-  }
-  const cached = perCatalog.get(principal.id);
-  if (cached !== undefined) return cached;
+  return views(catalog, principal.id, () => buildView(policy, catalog, principal));
+}
+
+function buildView(policy: AccessPolicy, catalog: Catalog, principal: Principal): SkillsView {
   const allowed = policy.allowedSkills(principal, catalog);
   const mayUse = (skill: string) =>
     catalog.skills.has(skill) && (allowed === undefined || allowed.has(skill));
@@ -62,6 +60,5 @@ export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: 
     promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
     mayUse,
   });
-  perCatalog.set(principal.id, view);
   return view;
 }

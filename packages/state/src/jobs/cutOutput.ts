@@ -1,4 +1,4 @@
-import type { ScriptOutput } from '@skillgate/runner';
+import { lastLines, type ScriptOutput } from '@skillgate/runner';
 
 /** How to cut job output: bytes kept of each stream, and/or the last lines of each. */
 export interface CutOptions {
@@ -13,18 +13,6 @@ function lastBytes(text: string, maxBytes: number): { text: string; cut: boolean
   // Skip the continuation bytes of a character split by the cut.
   while (start < buffer.length && ((buffer[start] ?? 0) & 0xc0) === 0x80) start++;
   return { text: buffer.subarray(start).toString('utf8'), cut: true };
-}
-
-function lastLines(text: string, count: number): { text: string; cut: boolean } {
-  if (count <= 0) return { text: '', cut: text.length > 0 };
-  // A final newline ends the last line; it does not start an empty one.
-  let pos = text.endsWith('\n') ? text.length - 1 : text.length;
-  for (let i = 0; i < count; i++) {
-    const newline = pos > 0 ? text.lastIndexOf('\n', pos - 1) : -1;
-    if (newline < 0) return { text, cut: false };
-    pos = newline;
-  }
-  return { text: text.slice(pos + 1), cut: true };
 }
 
 function cutStream(text: string, options: CutOptions): { text: string; cut: boolean } {

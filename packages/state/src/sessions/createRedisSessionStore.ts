@@ -47,24 +47,10 @@ redis.call('ZADD', KEYS[2], exp, ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {0, expired}`);
 
-// KEYS: session key, index; ARGV: prefix, id, ttl. Returns the record and restarts its idle time.
+// KEYS: session key, index; ARGV: prefix, id, ttl, with unlocks ('1' or '0'). Returns the record and restarts
+// its idle time; with unlocks, also the members of the session's unlock set (whose idle time restarts too):
+// what a request needs of the store, in one round trip.
 const TOUCH = redisScript(`${NOW}
-local v = redis.call('GET', KEYS[1])
-if not v then return false end
-local exp = now + tonumber(ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[2], exp, ARGV[2])
-local ok, rec = pcall(cjson.decode, v)
-if ok and type(rec) == 'table' and type(rec.principal) == 'string' then
-  local pk = ARGV[1] .. 'principal:' .. rec.principal .. ':sessions'
-  redis.call('ZADD', pk, exp, ARGV[2])
-  redis.call('PEXPIRE', pk, ARGV[3])
-end
-return v`);
-
-// KEYS: session key, index; ARGV: prefix, id, ttl. TOUCH, plus the members of the session's unlock set (whose
-// idle time restarts too): what a request needs of the store, in one round trip.
-const TOUCH_WITH_UNLOCKS = redisScript(`${NOW}
 local v = redis.call('GET', KEYS[1])
 if not v then return false end
 local exp = now + tonumber(ARGV[3])
@@ -78,13 +64,14 @@ if ok and type(rec) == 'table' then
     redis.call('ZADD', pk, exp, ARGV[2])
     redis.call('PEXPIRE', pk, ARGV[3])
   end
-  if type(rec.scopeKey) == 'string' then
+  if ARGV[4] == '1' and type(rec.scopeKey) == 'string' then
     local uk = ARGV[1] .. 'unlocks:' .. rec.scopeKey
     members = redis.call('SMEMBERS', uk)
     if #members > 0 then redis.call('PEXPIRE', uk, ARGV[3]) end
   end
 end
-return {v, members}`);
+if ARGV[4] == '1' then return {v, members} end
+return v`);
 
 // KEYS: session key, index; ARGV: prefix, id.
 const DELETE = redisScript(`
@@ -187,7 +174,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     },
     async get(id): Promise<SessionRecord | undefined> {
       ensureOpen();
-      const json = await connection.script(TOUCH, [sessionKey(id), index], [prefix, id, ttl]);
+      const json = await connection.script(TOUCH, [sessionKey(id), index], [prefix, id, ttl, '0']);
       if (typeof json !== 'string') return undefined;
       const record = parseSessionRecord(json);
       if (record === undefined) throw new StateError('STATE_INVALID', `session ${id} is not a valid record`);
@@ -195,7 +182,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     },
     async touch(id) {
       ensureOpen();
-      const reply = await connection.script(TOUCH_WITH_UNLOCKS, [sessionKey(id), index], [prefix, id, ttl]);
+      const reply = await connection.script(TOUCH, [sessionKey(id), index], [prefix, id, ttl, '1']);
       if (!Array.isArray(reply)) return undefined;
       const [json, members] = reply;
       const record = typeof json === 'string' ? parseSessionRecord(json) : undefined;
