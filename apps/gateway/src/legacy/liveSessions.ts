@@ -9,11 +9,11 @@ import type { EventBus, SessionRecord, StateEvent } from '@skillgate/state';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { createMcpServer } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import { replayInitialize } from './replayInitialize.js';
-import { createSessionServer } from './sessionServer.js';
 
 /** A 2025-era session's live protocol objects (the store holds its state). */
 export interface LiveSession {
@@ -104,7 +104,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
           });
     // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
     transport.onclose = () => forget(record);
-    const server = createSessionServer(runtime, audience);
+    const server = createMcpServer(runtime, audience);
     await server.connect(transport);
     return { record, principal, audience, transport, server };
   };

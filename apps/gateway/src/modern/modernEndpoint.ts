@@ -4,17 +4,15 @@ import {
   type AuthInfo,
   createMcpHandler,
   type McpHttpHandler,
-  McpServer,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { SERVER_INFO } from '../legacy/sessionServer.js';
+import { createMcpServer, SERVER_INFO } from '../mcp/createMcpServer.js';
 import { type CatalogMemo, createCatalogMemo } from '../reload/catalogMemo.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { pageStartOf, skillsPage } from '../skillsExtension/skillsPage.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { registerToolHandlers } from '../tools/toolHandlers.js';
 
 /** The 2026-07-28 side of the endpoint: one handler for every modern request, plus its change bus. */
 export interface ModernEndpoint {
@@ -75,21 +73,7 @@ export function createModernEndpoint(
         ttlMs: config.tools.list_ttl_ms,
         cacheScope: runtime.disclosure.cacheScope(catalog, principal),
       };
-      // McpServer only as the holder the SDK's Skills extension attaches to; tools stay low-level handlers.
-      const mcp = new McpServer(SERVER_INFO, {
-        instructions: runtime.disclosure.instructions(catalog, audience),
-        cacheHints: {
-          'tools/list': cache,
-          'server/discover': cache,
-          'resources/list': cache,
-          'resources/templates/list': cache,
-          'prompts/list': cache,
-        },
-      });
-      mcp.server.registerCapabilities({ tools: { listChanged: true } });
-      registerToolHandlers(mcp.server, runtime, audience);
-      skills.attach(mcp, principal);
-      return mcp.server;
+      return createMcpServer(runtime, audience, { cache });
     },
     {
       legacy: 'reject',

@@ -1,0 +1,47 @@
+import { McpServer, type Server } from '@modelcontextprotocol/server';
+import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { GatewayRuntime } from '../runtime.js';
+import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
+import { registerToolHandlers } from '../tools/toolHandlers.js';
+
+/** Name and version the gateway announces (initialize, server/discover). */
+export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
+
+/** Options of createMcpServer. */
+export interface McpServerOptions {
+  /** 2026-07-28 cache fields (`ttlMs`, `cacheScope`) of the list results; none on 2025-era sessions. */
+  readonly cache?: { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' };
+}
+
+/**
+ * The MCP server of one audience, the same for both eras: one per 2025-era session, one per 2026-07-28
+ * request. Low-level tool handlers (not McpServer.registerTool) let tools/list come from the shared catalog
+ * filtered by the disclosure policy, and let list_changed ride the response stream of the get_info call
+ * that caused it (docs/protocol-eras.md); the McpServer around it only carries the Skills extension
+ * (docs/skills-extension.md).
+ */
+export function createMcpServer(
+  runtime: GatewayRuntime,
+  audience: Audience,
+  options: McpServerOptions = {},
+): Server {
+  const { cache } = options;
+  const mcp = new McpServer(SERVER_INFO, {
+    instructions: runtime.disclosure.instructions(runtime.catalogs.current, audience),
+    ...(cache === undefined
+      ? {}
+      : {
+          cacheHints: {
+            'tools/list': cache,
+            'server/discover': cache,
+            'resources/list': cache,
+            'resources/templates/list': cache,
+            'prompts/list': cache,
+          },
+        }),
+  });
+  mcp.server.registerCapabilities({ tools: { listChanged: true } });
+  registerToolHandlers(mcp.server, runtime, audience);
+  skillsServiceOf(runtime).attach(mcp, audience.principal);
+  return mcp.server;
+}
