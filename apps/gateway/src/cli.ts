@@ -18,6 +18,7 @@ import {
   tokenPrincipal,
 } from './auth/accessPolicy.js';
 import { createGateway } from './createGateway.js';
+import { createDisclosurePolicy, previewToolList } from './disclosure/disclosurePolicy.js';
 import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
 
@@ -143,7 +144,7 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
-  const list = catalog.listTools({ disclosure, unlocked: new Set(unlock) });
+  const list = previewToolList(catalog, disclosure, new Set(unlock));
   if (flags.json === true) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const tool of list) process.stdout.write(`${tool.name}\n`);
   return 0;
@@ -170,9 +171,14 @@ async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const principal = principalOf(config, flags.token);
   const catalog = await buildCatalog(config);
-  // The gateway's own filter: the access policy's globs, applied by the same view skills/list pages.
-  const policy = createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] });
-  const view = skillsViewOf(policy, catalog, principal);
+  // The gateway's own rule: the disclosure policy over the access policy's globs, through the same view
+  // skills/list pages (no sessions here, so nothing is unlocked).
+  const disclosure = createDisclosurePolicy({
+    access: createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] }),
+    store: { unlocked: async () => new Set() },
+    maxInstructionsChars: config.skills.max_instructions_chars,
+  });
+  const view = skillsViewOf(disclosure, catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
   for (const p of catalog.extension.problems) {
     if (view.mayUse(p.skill ?? '')) process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);

@@ -45,7 +45,8 @@ export interface UnlockEffect {
 /** Options of createDisclosurePolicy. */
 export interface DisclosurePolicyOptions {
   readonly access: AccessPolicy;
-  readonly store: SessionStore;
+  /** Where unlocks are read (only namespaced 2025-era sessions have any). */
+  readonly store: Pick<SessionStore, 'unlocked'>;
   /** Characters the skill summary in the instructions may take (`skills.max_instructions_chars`). */
   readonly maxInstructionsChars: number;
 }
@@ -59,6 +60,12 @@ export interface DisclosurePolicy {
   view(catalog: Catalog, audience: Audience): Promise<ToolView>;
   /** The tools/list of an audience. */
   listTools(catalog: Catalog, audience: Audience): Promise<readonly ToolDefinition[]>;
+  /** The tools/list of an audience whose list never depends on unlocks (2026-07-28): no store access. */
+  listToolsWithoutUnlocks(catalog: Catalog, audience: Audience): readonly ToolDefinition[];
+  /** Whether the principal may use a skill of the catalog (see, read, run, get through the Skills extension). */
+  mayUseSkill(catalog: Catalog, principal: Principal, skill: string): boolean;
+  /** Whether a reload that changed `changed` (skill names) touched a skill the principal may use before or after. */
+  touches(previous: Catalog, next: Catalog, principal: Principal, changed: ReadonlySet<string>): boolean;
   /** Whether an audience may call a tool name now. */
   decideCall(catalog: Catalog, audience: Audience, toolName: string): Promise<CallDecision>;
   /** A skill by name if the principal may use it (else undefined, exactly as if it did not exist). */
@@ -117,6 +124,21 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     view,
     async listTools(catalog, audience) {
       return catalog.listTools(await view(catalog, audience));
+    },
+    listToolsWithoutUnlocks(catalog, audience) {
+      if (unlocksMatter(audience)) throw new Error('this audience lists by its unlocks: use listTools');
+      return catalog.listTools({
+        disclosure: audience.disclosure,
+        unlocked: NO_UNLOCKS,
+        allowed: access.allowedSkills(audience.principal, catalog),
+      });
+    },
+    mayUseSkill: (catalog, principal, skill) => usableSkill(catalog, principal, skill) !== undefined,
+    touches(previous, next, principal, changed) {
+      const before = access.allowedSkills(principal, previous);
+      const after = access.allowedSkills(principal, next);
+      if (before === undefined || after === undefined) return changed.size > 0;
+      return [...changed].some((name) => before.has(name) || after.has(name));
     },
     async decideCall(catalog, audience, toolName) {
       const target = catalog.resolve(toolName);
@@ -178,4 +200,16 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       return [...diff.tools].some((name) => mayUse(name) && unlocked.has(name));
     },
   };
+}
+
+/**
+ * The tool list of a disclosure mode with every skill allowed and the given skills unlocked: what the CLI's
+ * `tools` command previews (no principal, no session).
+ */
+export function previewToolList(
+  catalog: Catalog,
+  disclosure: Disclosure,
+  unlocked: ReadonlySet<string>,
+): readonly ToolDefinition[] {
+  return catalog.listTools({ disclosure, unlocked });
 }

@@ -112,12 +112,7 @@ export function createModernEndpoint(
       return renderedOnce(listResults, principal.id, () => {
         const catalog = runtime.catalogs.current;
         // The modern list never depends on unlocks, so the view needs no store access.
-        const allowed = runtime.policy.allowedSkills(principal, catalog);
-        const tools = catalog.listTools({
-          disclosure: audienceOf(principal).disclosure,
-          unlocked: new Set(),
-          allowed,
-        });
+        const tools = runtime.disclosure.listToolsWithoutUnlocks(catalog, audienceOf(principal));
         return JSON.stringify({
           tools,
           resultType: 'complete',

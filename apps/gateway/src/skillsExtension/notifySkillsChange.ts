@@ -28,12 +28,8 @@ export async function notifySkillsChange(
   if (diff.entries.size === 0 && prompts.size === 0) return;
   if (diff.entries.size > 0) modern.resourcesChanged();
   if (prompts.size > 0) modern.promptsChanged();
-  const touches = (principal: Principal, changed: ReadonlySet<string>) => {
-    const before = runtime.policy.allowedSkills(principal, previous);
-    const after = runtime.policy.allowedSkills(principal, next);
-    if (before === undefined || after === undefined) return changed.size > 0;
-    return [...changed].some((name) => before.has(name) || after.has(name));
-  };
+  const touches = (principal: Principal, changed: ReadonlySet<string>) =>
+    runtime.disclosure.touches(previous, next, principal, changed);
   for (const session of [...sessions.all()]) {
     const { principal } = session.audience;
     const failed = (error: unknown) =>

@@ -26,7 +26,8 @@ export interface SkillsService {
  */
 export function createSkillsService(runtime: GatewayRuntime): SkillsService {
   const { config, log } = runtime;
-  const view = (principal: Principal) => skillsViewOf(runtime.policy, runtime.catalogs.current, principal);
+  const view = (principal: Principal) =>
+    skillsViewOf(runtime.disclosure, runtime.catalogs.current, principal);
   const readOptions = {
     maxTextBytes: config.resources.max_text_bytes,
     maxBinaryBytes: config.resources.max_binary_bytes,
@@ -57,7 +58,10 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
           },
           'skill resource read',
         );
-      if (target === undefined || !skillsViewOf(runtime.policy, catalog, principal).mayUse(target.skill)) {
+      if (
+        target === undefined ||
+        !skillsViewOf(runtime.disclosure, catalog, principal).mayUse(target.skill)
+      ) {
         audit('not_found');
         return undefined;
       }

@@ -1,7 +1,8 @@
 import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
-import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
+import type { Principal } from '../auth/accessPolicy.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
@@ -29,14 +30,20 @@ const views = createCatalogMemo<SkillsView>();
  * prompts filtered by the principal's `skills` globs exactly as tools are, built once per catalog and
  * principal so that no request filters or sorts.
  */
-export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: Principal): SkillsView {
-  return views(catalog, principal.id, () => buildView(policy, catalog, principal));
+export function skillsViewOf(
+  disclosure: Pick<DisclosurePolicy, 'mayUseSkill'>,
+  catalog: Catalog,
+  principal: Principal,
+): SkillsView {
+  return views(catalog, principal.id, () => buildView(disclosure, catalog, principal));
 }
 
-function buildView(policy: AccessPolicy, catalog: Catalog, principal: Principal): SkillsView {
-  const allowed = policy.allowedSkills(principal, catalog);
-  const mayUse = (skill: string) =>
-    catalog.skills.has(skill) && (allowed === undefined || allowed.has(skill));
+function buildView(
+  disclosure: Pick<DisclosurePolicy, 'mayUseSkill'>,
+  catalog: Catalog,
+  principal: Principal,
+): SkillsView {
+  const mayUse = (skill: string) => disclosure.mayUseSkill(catalog, principal, skill);
   // The library's entries are deep-frozen and in wire shape: shared, never copied.
   const entries = [...catalog.extension.entries]
     .filter(([skill]) => mayUse(skill))
