@@ -212,7 +212,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   const path = config.server.path;
   const chargeRateLimit = async (principal: Principal): Promise<void> => {
-    const retryAfter = await deps.rateLimiter.take(principal.name);
+    const retryAfter = await deps.rateLimiter.take(principal.id);
     if (retryAfter > 0) {
       throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
         headers: { 'Retry-After': String(retryAfter) },

@@ -297,12 +297,17 @@ const tokenSchema = z
     message: 'give exactly one of token_env and token_sha256',
   });
 
+/** Token names that label callers without a token (compared case-insensitively). */
+const RESERVED_TOKEN_NAMES = new Set(['anonymous', 'anon']);
+
 const authSchema = z
   .strictObject({
     tokens: z
       .array(tokenSchema)
       .default([])
-      .describe('Bearer tokens: { name, token_env | token_sha256, skills: [globs] }.'),
+      .describe(
+        'Bearer tokens: { name, token_env | token_sha256, skills: [globs] }; `anonymous` and `anon` are reserved names.',
+      ),
     allow_anonymous: z
       .boolean()
       .default(false)
@@ -310,9 +315,17 @@ const authSchema = z
     anonymous_skills: z.array(glob).default(['*']).describe('Skills visible to anonymous requests (globs).'),
   })
   .superRefine((auth, ctx) => {
-    // Names label principals in logs, limits and client profiles, so two tokens may not share one.
+    // Names label principals in logs, limits and client profiles, so two tokens may not share one, and none may
+    // take the name of the principal without a token (`skillgate skills --token anonymous` names that one).
     const seen = new Set<string>();
     auth.tokens.forEach((token, i) => {
+      if (RESERVED_TOKEN_NAMES.has(token.name.toLowerCase())) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i, 'name'],
+          message: `"${token.name}" is reserved for requests without a token; pick another name`,
+        });
+      }
       if (seen.has(token.name)) {
         ctx.addIssue({
           code: 'custom',
