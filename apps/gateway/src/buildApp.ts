@@ -21,6 +21,7 @@ import type { LiveSessions } from './liveSessions.js';
 import type { ModernEndpoint } from './modern/modernEndpoint.js';
 import type { OriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
+import type { UpstreamReadiness } from './upstreams/createUpstreamPoolFromConfig.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +43,8 @@ export interface AppDeps {
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
   readonly isDraining: () => boolean;
+  /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
+  readonly upstreams?: () => readonly UpstreamReadiness[];
 }
 
 const CORS_HEADERS = {
@@ -198,6 +201,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       status: 'ready',
       skills: runtime.catalogs.current.skills.size,
       sandbox: runtime.runner.isolation ?? null,
+      upstreams: deps.upstreams?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {

@@ -84,7 +84,7 @@ export interface UpstreamPoolOptions {
   readonly upstreams: readonly UpstreamDefinition[];
   /** Where credentials come from (the gateway's environment). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Working folder of stdio servers (the config file's folder). */
+  /** Working directory of stdio servers (the gateway's). */
   readonly cwd: string;
   readonly logger?: UpstreamLogger;
   /** Retry delays in ms: first, and the cap it doubles up to (default 1000 and 60000). */

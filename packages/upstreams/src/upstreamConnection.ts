@@ -313,6 +313,9 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
                 }),
           },
         );
+        // The client dispatches notifications a turn later than it resolves the response: let the progress the
+        // server sent before its result reach the caller before the result does.
+        if (onProgress !== undefined) await new Promise((resolve) => setImmediate(resolve));
         const size = Buffer.byteLength(JSON.stringify(result));
         if (size > definition.maxResultBytes) {
           return {
