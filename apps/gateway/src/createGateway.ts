@@ -111,7 +111,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // the start, it is listed as down and retried (docs/upstreams.md).
   const upstreams = createUpstreamPoolFromConfig(config, { env, log });
   await upstreams.start();
-  const catalogs = await createCatalogSource(config);
+  const catalogs = await createCatalogSource(config, { upstreams: () => upstreams.snapshots() });
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
   }
@@ -186,6 +186,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
     log,
     inFlight: createInFlightCalls(),
+    upstreams,
   };
   const live = createLiveSessions(runtime, {
     pickDisclosure: createDisclosurePicker(config),
