@@ -68,6 +68,8 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   let instructions: string | undefined;
   let serverInfo: UpstreamSnapshot['serverInfo'];
   let client: Client | undefined;
+  // The client of a connect still under way, so close() can end it (and its stdio server) too.
+  let pending: Client | undefined;
   let generation = 0;
   let closing = false;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -220,11 +222,13 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           },
         },
       );
+      pending = current;
       current.onclose = () => fail(gen, 'connection closed');
       current.onerror = (error) => {
         if (isConnectionLoss(error)) fail(gen, describe(error));
       };
       await current.connect(transport, { timeout: connectTimeoutMs });
+      pending = undefined;
       if (gen !== generation || closing) {
         await current.close().catch(() => undefined);
         return;
@@ -260,6 +264,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         update({ state: 'down', lastError: error.message });
         return;
       }
+      if (pending === current) pending = undefined;
       if (current !== undefined && client !== current) void current.close().catch(() => undefined);
       fail(gen, `connect failed: ${describe(error)}`);
     }
@@ -361,9 +366,10 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       if (retryTimer !== undefined) clearTimeout(retryTimer);
       retryTimer = undefined;
       generation += 1;
-      const old = client;
+      const old = [client, pending];
       client = undefined;
-      await old?.close().catch(() => undefined);
+      pending = undefined;
+      await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
     },
   };
 }
