@@ -4,7 +4,7 @@ export {
   type SkillEntryProblem,
   type SkillEntryResult,
 } from './buildSkillEntry.js';
-export { createCatalog } from './createCatalog.js';
+export { createCatalog, createCatalogInSlices } from './createCatalog.js';
 export { fileToolSuffix } from './fileToolSuffix.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './loadSkills.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './parseSkillMd.js';
