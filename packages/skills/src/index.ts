@@ -4,11 +4,13 @@ export {
   type SkillEntryProblem,
   type SkillEntryResult,
 } from './buildSkillEntry.js';
+export { confirmFilePlace } from './confirmFilePlace.js';
 export { createCatalog } from './createCatalog.js';
 export { fileToolSuffix } from './fileToolSuffix.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './loadSkills.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './parseSkillMd.js';
 export { type BoundedRead, type ReadBoundedOptions, readBounded } from './readBounded.js';
+export { readServedFile } from './readServedFile.js';
 export { renderSummary, type SummaryOptions } from './renderSummary.js';
 export { sanitizeName } from './sanitizeName.js';
 export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
