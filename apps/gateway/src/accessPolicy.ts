@@ -3,8 +3,14 @@ import type { Catalog } from '@skillgate/skills';
 import picomatch from 'picomatch';
 import { GatewayError } from './gatewayError.js';
 
-/** A caller of the gateway: a configured token, or `anonymous` when anonymous access is on. */
+/**
+ * A caller of the gateway: a configured token, or `anonymous` when anonymous access is on. `id` is the identity
+ * every cache, session owner, job owner and rate-limit bucket is keyed by; it carries the kind of credential
+ * (`token:<name>`, `anon`) so that no configured name can ever be mistaken for another kind of caller.
+ */
 export interface Principal {
+  readonly id: string;
+  /** The name an operator gave it (token name, or `anonymous`): for client profiles, logs and the CLI. */
   readonly name: string;
   /** Glob patterns of the skills this principal may see and use. */
   readonly skills: readonly string[];
@@ -34,14 +40,24 @@ export interface AccessPolicy {
   allowedSkills(principal: Principal, catalog: Catalog): ReadonlySet<string> | undefined;
 }
 
-/** Name of the principal of requests without a token. */
-const ANONYMOUS = 'anonymous';
+/** Name of the principal of requests without a token (reserved: no token may be called that, packages/config). */
+export const ANONYMOUS_NAME = 'anonymous';
+
+/** The principal of requests without a token. */
+export function anonymousPrincipal(skills: readonly string[]): Principal {
+  return { id: 'anon', name: ANONYMOUS_NAME, skills };
+}
+
+/** The principal of a configured static token. */
+export function tokenPrincipal(name: string, skills: readonly string[]): Principal {
+  return { id: `token:${name}`, name, skills };
+}
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 
 /** Builds the access policy from the resolved tokens (README, "Authentication"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
-  const anonymous: Principal = { name: ANONYMOUS, skills: options.anonymousSkills };
+  const anonymous = anonymousPrincipal(options.anonymousSkills);
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;
   // One Set per (principal, catalog), so that the catalog's per-Set caches hit on every request.
   const allowedCache = new WeakMap<Catalog, Map<string, ReadonlySet<string> | undefined>>();
@@ -87,7 +103,7 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
       if (found === undefined) {
         throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
       }
-      return { name: found.name, skills: found.skills };
+      return tokenPrincipal(found.name, found.skills);
     },
 
     allowedSkills(principal, catalog) {
@@ -96,13 +112,13 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
         perCatalog = new Map();
         allowedCache.set(catalog, perCatalog);
       }
-      if (perCatalog.has(principal.name)) return perCatalog.get(principal.name);
+      if (perCatalog.has(principal.id)) return perCatalog.get(principal.id);
       let allowed: ReadonlySet<string> | undefined;
       if (!principal.skills.includes('*')) {
         const matches = matcherFor(principal);
         allowed = new Set([...catalog.skills.keys()].filter((name) => matches(name)));
       }
-      perCatalog.set(principal.name, allowed);
+      perCatalog.set(principal.id, allowed);
       return allowed;
     },
   };

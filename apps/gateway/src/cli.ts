@@ -10,7 +10,13 @@ import {
   type SkillgateConfig,
 } from '@skillgate/config';
 import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
-import { createAccessPolicy, type Principal } from './accessPolicy.js';
+import {
+  ANONYMOUS_NAME,
+  anonymousPrincipal,
+  createAccessPolicy,
+  type Principal,
+  tokenPrincipal,
+} from './accessPolicy.js';
 import { buildCatalog } from './catalogSource.js';
 import { createGateway } from './createGateway.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
@@ -139,15 +145,15 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
 
 /** The principal `--token NAME` names: a configured token by name, or `anonymous`; everything without. */
 function principalOf(config: SkillgateConfig, name: string | undefined): Principal {
-  // `*` cannot be a token name, so it never shares a cached view with a configured token.
-  if (name === undefined) return { name: '*', skills: ['*'] };
-  if (name === 'anonymous') return { name, skills: config.auth.anonymous_skills };
+  // `*` is no principal's id, so it never shares a cached view with a configured token or anonymous.
+  if (name === undefined) return { id: '*', name: '*', skills: ['*'] };
+  if (name === ANONYMOUS_NAME) return anonymousPrincipal(config.auth.anonymous_skills);
   const token = config.auth.tokens.find((t) => t.name === name);
   if (token === undefined) {
-    const known = ['anonymous', ...config.auth.tokens.map((t) => t.name)].join(', ');
+    const known = [ANONYMOUS_NAME, ...config.auth.tokens.map((t) => t.name)].join(', ');
     throw new UsageError(`no token named "${name}" in the config (known: ${known})`);
   }
-  return { name, skills: token.skills };
+  return tokenPrincipal(name, token.skills);
 }
 
 /**

@@ -113,7 +113,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
   const rebuild = async (id: string, principal: Principal): Promise<LiveSession | undefined> => {
     const record = (await runtime.store.touch(id))?.record;
     // A session of another principal is reported exactly like an unknown one.
-    if (record === undefined || record.principal !== principal.name) return undefined;
+    if (record === undefined || record.principal !== principal.id) return undefined;
     const existing = live.get(id);
     if (existing !== undefined) return existing;
     const session = await build(record, principal);
@@ -160,11 +160,11 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
       const client = initialize.params.clientInfo;
       const record: SessionRecord = {
         id,
-        principal: principal.name,
+        principal: principal.id,
         client: { name: client.name, version: client.version },
         protocolVersion: negotiatedRevision(initialize.params.protocolVersion),
         disclosure: options.pickDisclosure(client.name, principal.name),
-        scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.name}` : id,
+        scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.id}` : id,
         createdAt: Date.now(),
       };
       try {
@@ -192,12 +192,12 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         const pending = joined ?? rebuild(id, principal).finally(() => rebuilding.delete(id));
         if (joined === undefined) rebuilding.set(id, pending);
         const rebuilt = await pending;
-        if (rebuilt?.principal.name !== principal.name) return undefined;
+        if (rebuilt?.principal.id !== principal.id) return undefined;
         // A request that joined another's rebuild reads the store itself: its view starts when it arrived.
         if (joined !== undefined && (await runtime.store.touch(id)) === undefined) return undefined;
         return rebuilt;
       }
-      if (session.principal.name !== principal.name) return undefined;
+      if (session.principal.id !== principal.id) return undefined;
       // One read per request: the record (still there, idle time restarted) and its scope's unlocks.
       if ((await runtime.store.touch(id)) === undefined) {
         await closeCopy(id, 'expired');

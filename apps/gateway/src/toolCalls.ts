@@ -219,7 +219,7 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<R
     stdin: input.stdin,
     timeoutSeconds: input.timeout,
     tailLines: input.tail,
-    principal: call.audience.principal.name,
+    principal: call.audience.principal.id,
     signal: call.extras.signal,
     ...(call.extras.reportProgress === undefined ? {} : { onProgress: call.extras.reportProgress }),
   };

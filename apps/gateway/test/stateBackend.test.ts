@@ -34,7 +34,7 @@ describe('state.backend: redis', () => {
       const stored = JSON.parse((await peek.run((r) => r.get(`${prefix}session:${sessionId}`))) ?? '{}');
       expect(stored).toMatchObject({
         id: sessionId,
-        principal: 'anonymous',
+        principal: 'anon',
         client: { name: 'skillgate-test' },
       });
 

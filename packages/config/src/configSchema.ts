@@ -297,12 +297,17 @@ const tokenSchema = z
     message: 'give exactly one of token_env and token_sha256',
   });
 
+/** Token names that label callers without a token (compared case-insensitively). */
+const RESERVED_TOKEN_NAMES = new Set(['anonymous', 'anon']);
+
 const authSchema = z
   .strictObject({
     tokens: z
       .array(tokenSchema)
       .default([])
-      .describe('Bearer tokens: { name, token_env | token_sha256, skills: [globs] }.'),
+      .describe(
+        'Bearer tokens: { name, token_env | token_sha256, skills: [globs] }; `anonymous` and `anon` are reserved names.',
+      ),
     allow_anonymous: z
       .boolean()
       .default(false)
@@ -310,9 +315,17 @@ const authSchema = z
     anonymous_skills: z.array(glob).default(['*']).describe('Skills visible to anonymous requests (globs).'),
   })
   .superRefine((auth, ctx) => {
-    // Names label principals in logs, limits and client profiles, so two tokens may not share one.
+    // Names label principals in logs, limits and client profiles, so two tokens may not share one, and none may
+    // take the name of the principal without a token (`skillgate skills --token anonymous` names that one).
     const seen = new Set<string>();
     auth.tokens.forEach((token, i) => {
+      if (RESERVED_TOKEN_NAMES.has(token.name.toLowerCase())) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i, 'name'],
+          message: `"${token.name}" is reserved for requests without a token; pick another name`,
+        });
+      }
       if (seen.has(token.name)) {
         ctx.addIssue({
           code: 'custom',
@@ -330,9 +343,11 @@ const rateLimitSchema = z.strictObject({
     .min(0)
     .default(50)
     .describe(
-      'Per-principal sustained request rate on the MCP endpoint (burst per window of ⌈burst / rate⌉ s, shared by every replica); 0 = off.',
+      'Per-principal sustained request rate on the MCP endpoint: a token bucket refilled at this rate, shared by every replica; a client at this rate is never refused. 0 = off.',
     ),
-  burst: count().default(200).describe('Requests a principal may send at once (per window).'),
+  burst: count()
+    .default(200)
+    .describe('Requests a principal may send at once beyond the rate: the size of its token bucket.'),
 });
 
 const stateSchema = z.strictObject({
@@ -361,6 +376,113 @@ const clientSchema = z.strictObject({
   disclosure: z.enum(DISCLOSURES),
 });
 
+// Header names (RFC 9110 tokens) the transport sets itself cannot come from config.
+const RESERVED_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name')
+  .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the MCP transport itself');
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+    );
+  } catch {
+    return false;
+  }
+};
+
+const upstreamSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/,
+        'must be 1-32 of a-z 0-9 -, not starting or ending with -',
+      )
+      .describe('Names the upstream (and its auto skill); a-z 0-9 -, unique.'),
+    url: z
+      .string()
+      .refine(isHttpUrl, 'must be an http:// or https:// URL without credentials (use headers_from_env)')
+      .optional()
+      .describe('Streamable HTTP endpoint of the upstream (either protocol era).'),
+    command: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("argv of a stdio upstream, started in the config file's folder."),
+    headers_from_env: z
+      .record(headerName, envName)
+      .optional()
+      .describe(
+        'HTTP headers sent to the upstream: header name -> environment variable holding its whole value.',
+      ),
+    env_from: z
+      .record(envName, envName)
+      .optional()
+      .describe(
+        'Environment of a stdio upstream beyond PATH, HOME, LANG: child variable -> gateway variable.',
+      ),
+    description: z
+      .string()
+      .min(1)
+      .max(MAX_DESCRIPTION_CHARS)
+      .optional()
+      .describe("Description of the auto skill (else from the upstream's instructions or name)."),
+    skill: z
+      .enum(['auto', 'none'])
+      .default('auto')
+      .describe('auto: the upstream is a skill named id; none: only folder skills bind its tools.'),
+    tools: z.array(glob).min(1).default(['*']).describe('Globs of the upstream tools exposed at all.'),
+    timeout_seconds: seconds(86_400).default(60).describe('Longest wait for one call, queueing included.'),
+    max_concurrent: count().max(1024).default(8).describe('Calls in flight to this upstream; more wait.'),
+    max_result_bytes: count(1024)
+      .max(268_435_456)
+      .default(1_048_576)
+      .describe('Largest call result (JSON bytes); a larger one is RESULT_TOO_LARGE.'),
+  })
+  .superRefine((upstream, ctx) => {
+    if ((upstream.url === undefined) === (upstream.command === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of url and command' });
+    }
+    if (upstream.url === undefined && upstream.headers_from_env !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['headers_from_env'], message: 'only applies to url upstreams' });
+    }
+    if (upstream.command === undefined && upstream.env_from !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['env_from'], message: 'only applies to command upstreams' });
+    }
+  });
+
+const upstreamsSchema = z
+  .array(upstreamSchema)
+  .max(256)
+  .default([])
+  .describe(
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_result_bytes: 1048576 }.',
+  )
+  .superRefine((upstreams, ctx) => {
+    const seen = new Set<string>();
+    upstreams.forEach((upstream, i) => {
+      if (seen.has(upstream.id)) {
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate upstream id "${upstream.id}"` });
+      }
+      seen.add(upstream.id);
+    });
+  });
+
 const loggingSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info').describe('Log level (JSON logs on stdout).'),
   log_arguments: z.boolean().default(false).describe('Put tool argument values in audit log lines.'),
@@ -384,6 +506,7 @@ export const configSchema = z.strictObject({
     .describe(
       'Per-client disclosure profiles for 2025-era sessions: { match: { name?, principal? }, disclosure }; first match wins. The default sends clients known not to re-list tools to catalog (docs/clients.md).',
     ),
+  upstreams: upstreamsSchema,
   logging: loggingSchema.prefault({}),
 });
 
@@ -396,6 +519,8 @@ type DeepReadonly<T> = T extends (infer U)[]
 
 /** The validated, frozen config the gateway runs with (snake_case keys, as in the YAML). */
 export type SkillgateConfig = DeepReadonly<z.output<typeof configSchema>>;
+/** One configured upstream MCP server, validated and frozen. */
+export type UpstreamConfig = SkillgateConfig['upstreams'][number];
 /** A log level accepted by logging.level and SKILLGATE_LOG_LEVEL. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** One configured bearer token (exactly one of token_env and token_sha256 is set). */

@@ -3,7 +3,13 @@ export type { ConfigErrorCode, ConfigErrorOptions, ConfigIssue } from './configE
 export { ConfigError } from './configError.js';
 export type { ConfigKeyDoc } from './configReference.js';
 export { configReference } from './configReference.js';
-export type { ClientProfile, LogLevel, SkillgateConfig, TokenConfig } from './configSchema.js';
+export type {
+  ClientProfile,
+  LogLevel,
+  SkillgateConfig,
+  TokenConfig,
+  UpstreamConfig,
+} from './configSchema.js';
 export { configSchema } from './configSchema.js';
 export { isLoopbackHost } from './isLoopbackHost.js';
 export type { LoadConfigOptions, LoadedConfig } from './loadConfig.js';

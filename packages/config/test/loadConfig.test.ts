@@ -95,6 +95,29 @@ describe('loadConfig from a file', () => {
         { match: { name: 'Claude Desktop*' }, disclosure: 'universal' },
         { match: { name: 'Codex*', principal: 'agent-*' }, disclosure: 'eager' },
       ],
+      upstreams: [
+        {
+          id: 'github',
+          url: 'https://mcp.example.com/mcp',
+          headers_from_env: { Authorization: 'GITHUB_MCP_AUTH' },
+          description: 'GitHub issues and pull requests.',
+          skill: 'none',
+          tools: ['issue_*'],
+          timeout_seconds: 5,
+          max_concurrent: 2,
+          max_result_bytes: 4096,
+        },
+        {
+          id: 'files',
+          command: ['node', 'server.js', '/srv/data'],
+          env_from: { API_KEY: 'FILES_API_KEY' },
+          skill: 'auto',
+          tools: ['*'],
+          timeout_seconds: 60,
+          max_concurrent: 8,
+          max_result_bytes: 1_048_576,
+        },
+      ],
       logging: { level: 'debug', log_arguments: true },
     });
   });

@@ -87,6 +87,7 @@ describe('parseConfig defaults', () => {
       rate_limit: { requests_per_second: 50, burst: 200 },
       state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
+      upstreams: [],
       logging: { level: 'info', log_arguments: false },
     });
   });
@@ -291,6 +292,67 @@ describe('parseConfig cross-field checks', () => {
     expect(
       pathsOf({ auth: { tokens: [{ name: 'a', token_env: 'A', token_sha256: 'a'.repeat(64) }] } }),
     ).toEqual(['auth.tokens[0]']);
+  });
+
+  it('needs exactly one of url and command per upstream, and unique ids', () => {
+    expect(pathsOf({ upstreams: [{ id: 'a' }] })).toEqual(['upstreams[0]']);
+    expect(pathsOf({ upstreams: [{ id: 'a', url: 'http://x/mcp', command: ['node'] }] })).toEqual([
+      'upstreams[0]',
+    ]);
+    expect(
+      pathsOf({
+        upstreams: [
+          { id: 'a', url: 'http://x/mcp' },
+          { id: 'a', command: ['node'] },
+        ],
+      }),
+    ).toEqual(['upstreams[1].id']);
+  });
+
+  it.each([
+    [{ id: 'GitHub', url: 'http://x/mcp' }, 'upstreams[0].id'],
+    [{ id: 'a_b', url: 'http://x/mcp' }, 'upstreams[0].id'],
+    [{ id: '-a', url: 'http://x/mcp' }, 'upstreams[0].id'],
+    [{ id: 'a', url: 'ftp://x/mcp' }, 'upstreams[0].url'],
+    [{ id: 'a', url: 'https://user:secret@x/mcp' }, 'upstreams[0].url'],
+    [{ id: 'a', command: [] }, 'upstreams[0].command'],
+    [
+      { id: 'a', url: 'http://x/mcp', headers_from_env: { 'Bad Header': 'X' } },
+      'upstreams[0].headers_from_env["Bad Header"]',
+    ],
+    [
+      { id: 'a', url: 'http://x/mcp', headers_from_env: { 'Mcp-Session-Id': 'X' } },
+      'upstreams[0].headers_from_env.Mcp-Session-Id',
+    ],
+    [
+      { id: 'a', url: 'http://x/mcp', headers_from_env: { Authorization: 'not-a-var' } },
+      'upstreams[0].headers_from_env.Authorization',
+    ],
+    [{ id: 'a', url: 'http://x/mcp', env_from: { A: 'B' } }, 'upstreams[0].env_from'],
+    [{ id: 'a', command: ['x'], headers_from_env: { A: 'B' } }, 'upstreams[0].headers_from_env'],
+    [{ id: 'a', url: 'http://x/mcp', skill: 'yes' }, 'upstreams[0].skill'],
+    [{ id: 'a', url: 'http://x/mcp', tools: [] }, 'upstreams[0].tools'],
+    [{ id: 'a', url: 'http://x/mcp', max_concurrent: 0 }, 'upstreams[0].max_concurrent'],
+    [{ id: 'a', url: 'http://x/mcp', timeout_seconds: 0 }, 'upstreams[0].timeout_seconds'],
+    [{ id: 'a', url: 'http://x/mcp', secret: 'x' }, 'upstreams[0].secret'],
+  ])('refuses upstream %j at %s', (upstream, path) => {
+    expect(pathsOf({ upstreams: [upstream] })).toEqual([path]);
+  });
+
+  it('gives an upstream its documented defaults', () => {
+    expect(
+      parseConfig({ upstreams: [{ id: 'files', command: ['node', 'server.js'] }] }, base).upstreams,
+    ).toEqual([
+      {
+        id: 'files',
+        command: ['node', 'server.js'],
+        skill: 'auto',
+        tools: ['*'],
+        timeout_seconds: 60,
+        max_concurrent: 8,
+        max_result_bytes: 1_048_576,
+      },
+    ]);
   });
 
   it('needs a client match on name or principal', () => {

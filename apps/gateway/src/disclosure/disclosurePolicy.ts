@@ -154,7 +154,7 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         perCatalog = new Map();
         instructionsCache.set(catalog, perCatalog);
       }
-      const key = `${audience.disclosure}\0${audience.principal.name}`;
+      const key = `${audience.disclosure}\0${audience.principal.id}`;
       const cached = perCatalog.get(key);
       if (cached !== undefined) return cached;
       const allowed = access.allowedSkills(audience.principal, catalog);

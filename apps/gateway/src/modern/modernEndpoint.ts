@@ -102,7 +102,7 @@ export function createModernEndpoint(
     disclosure: config.skills.modern_disclosure,
     principal,
     // No sessions in this era: jobs belong to the principal that started them.
-    scopeKey: `principal:${principal.name}`,
+    scopeKey: `principal:${principal.id}`,
   });
   const listResults = new WeakMap<object, Map<string, string>>();
   const skillsResults = new WeakMap<object, Map<string, string>>();
@@ -132,14 +132,14 @@ export function createModernEndpoint(
     async handle(req, res, body, principal) {
       (req as AuthenticatedRequest).auth = {
         token: '',
-        clientId: principal.name,
+        clientId: principal.id,
         scopes: [],
         extra: { principal },
       };
       await serve(req, res, body);
     },
     listResult(principal) {
-      return renderedOnce(listResults, principal.name, () => {
+      return renderedOnce(listResults, principal.id, () => {
         const catalog = runtime.catalogs.current;
         // The modern list never depends on unlocks, so the view needs no store access.
         const allowed = runtime.policy.allowedSkills(principal, catalog);
@@ -161,7 +161,7 @@ export function createModernEndpoint(
       const entries = skills.view(principal).entries;
       const start = pageStartOf(entries, cursor);
       if (start === undefined) return undefined;
-      return renderedOnce(skillsResults, `${principal.name}\0${start}`, () => {
+      return renderedOnce(skillsResults, `${principal.id}\0${start}`, () => {
         const page = skillsPage(entries, cursor);
         return JSON.stringify({
           skills: page.skills,

@@ -72,7 +72,7 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
   const extensions = new Map<string, SkillsExtension>();
   const extensionFor = (principal: Principal): SkillsExtension => {
     const cacheScope = runtime.disclosure.cacheScope(runtime.catalogs.current, principal);
-    const key = `${principal.name}\0${cacheScope}`;
+    const key = `${principal.id}\0${cacheScope}`;
     let extension = extensions.get(key);
     if (extension === undefined) {
       extension = new SkillsExtension({

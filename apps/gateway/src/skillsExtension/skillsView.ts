@@ -34,7 +34,7 @@ export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: 
     perCatalog = new Map();
     views.set(catalog, perCatalog);
   }
-  const cached = perCatalog.get(principal.name);
+  const cached = perCatalog.get(principal.id);
   if (cached !== undefined) return cached;
   const allowed = policy.allowedSkills(principal, catalog);
   const mayUse = (skill: string) =>
@@ -62,6 +62,6 @@ export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: 
     promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
     mayUse,
   });
-  perCatalog.set(principal.name, view);
+  perCatalog.set(principal.id, view);
   return view;
 }
