@@ -1,6 +1,5 @@
 export { createScriptRunner } from './createScriptRunner.js';
 export { type LaunchSpec, launchCommand } from './launchCommand.js';
-export { type ProbeOptions, probeSandbox } from './probeSandbox.js';
 export {
   createProcessGuard,
   type ProcessGuard,
@@ -8,6 +7,7 @@ export {
   type RunCgroup,
 } from './processGuard.js';
 export { RunnerError } from './runnerError.js';
+export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
 export type {
   IsolationReport,
   LimitName,

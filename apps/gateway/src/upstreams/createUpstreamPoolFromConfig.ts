@@ -1,7 +1,7 @@
 import type { SkillgateConfig, UpstreamConfig } from '@skillgate/config';
 import { createUpstreamPool, type UpstreamDefinition, type UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger } from 'fastify';
-import { SERVER_INFO } from '../sessionServer.js';
+import { SERVER_INFO } from '../legacy/sessionServer.js';
 
 /** Options of createUpstreamPoolFromConfig. */
 export interface UpstreamPoolFromConfigOptions {
