@@ -13,6 +13,7 @@ import { createInFlightCalls } from './inFlightCalls.js';
 import { createLiveSessions, type LiveSessions } from './liveSessions.js';
 import { createGatewayLogger } from './logging/createGatewayLogger.js';
 import { countJobEnd, createMetrics } from './metrics.js';
+import { missingSkillRoots } from './missingSkillRoots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createOriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -52,6 +53,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
+  // Before anything that holds the process open: a failed start-up exits at once.
+  const missing = await missingSkillRoots(config.skills.roots);
+  if (missing.length > 0 && !config.skills.allow_missing_roots) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `skill root not found: ${missing.map((m) => m.root).join(', ')}`,
+      {
+        issues: missing.map((m) => ({
+          path: `skills.roots[${m.index}]`,
+          message: `${m.root} ${m.reason} (relative roots resolve against the config file's folder; skills.allow_missing_roots: true starts without it)`,
+        })),
+      },
+    );
+  }
+  for (const m of missing) log.warn({ root: m.root }, `skill root ${m.reason}: serving no skills from it`);
   const sandbox = await probeSandbox({
     mode: config.scripts.sandbox,
     network: config.scripts.network,

@@ -13,6 +13,7 @@ export { renderSummary, type SummaryOptions } from './renderSummary.js';
 export { sanitizeName } from './sanitizeName.js';
 export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
 export { SkillsError } from './skillsError.js';
+export { HOST_NAMES_NOTE } from './skillTexts.js';
 export { skillUri } from './skillUri.js';
 export type { ArgumentLimits, RunInput, ToolInputs, ToolInputValidators, ToolSchemas } from './toolInputs.js';
 export { DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';

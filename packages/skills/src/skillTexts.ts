@@ -14,6 +14,13 @@ export interface ListedTool {
   readonly path: string;
 }
 
+/**
+ * Hosts rename tools before the model sees them (`mcp__skillgate__…`, `mcp_skillgate_…`, `skillgate_…`,
+ * `-` turned into `_`), so a literal name sends the model to a tool it cannot find (docs/clients.md).
+ */
+export const HOST_NAMES_NOTE =
+  'Your host may show tool names with a prefix (such as mcp__skillgate__ or skillgate_) and with _ for -: use the tool whose name ends like the one given here.';
+
 const withBody = (skill: Skill, rest: string): string =>
   skill.body === '' ? rest : `${skill.body}\n\n${rest}`;
 
@@ -31,7 +38,7 @@ export function getInfoText(skill: Skill, tools: readonly ListedTool[]): string 
       `Background jobs: poll ${ASYNC_STATUS_TOOL} {"job_id":"..."}, stop ${ASYNC_CANCEL_TOOL} {"job_id":"..."}.`,
     );
   }
-  return withBody(skill, `## Tools of skill "${skill.name}" (call by exact name)\n${lines.join('\n')}`);
+  return withBody(skill, `## Tools of skill "${skill.name}"\n${HOST_NAMES_NOTE}\n${lines.join('\n')}`);
 }
 
 /**
@@ -60,7 +67,10 @@ export function catalogInfoText(skill: Skill, schemas: ToolSchemas, asyncEnabled
       );
     }
   }
-  return withBody(skill, `## Files of skill "${skill.name}" (call exactly as shown)\n${lines.join('\n')}`);
+  return withBody(
+    skill,
+    `## Files of skill "${skill.name}" (call with exactly these arguments)\n${HOST_NAMES_NOTE}\n${lines.join('\n')}`,
+  );
 }
 
 /** load_skill text (universal): the body, then the file list and how to read or run a file. */

@@ -3,6 +3,7 @@ import {
   type Catalog,
   type CatalogSkill,
   type Disclosure,
+  HOST_NAMES_NOTE,
   renderSummary,
   type ToolDefinition,
   type ToolTarget,
@@ -45,7 +46,7 @@ export interface UnlockEffect {
 export interface DisclosurePolicyOptions {
   readonly access: AccessPolicy;
   readonly store: SessionStore;
-  /** Characters the skill summary in the instructions may take (`skills.max_instructions_chars`). */
+  /** Characters the whole initialize instructions may take (`skills.max_instructions_chars`). */
   readonly maxInstructionsChars: number;
 }
 
@@ -78,7 +79,7 @@ export interface DisclosurePolicy {
 
 const HOW: Readonly<Record<Disclosure, string>> = {
   namespaced:
-    "Each skill starts as one skill_<name>_get_info tool. Calling it returns the skill's instructions and unlocks its run/read tools for this session.",
+    "Each skill starts as one tool, skill_<name>_get_info: call it to read the skill's instructions; that unlocks its run/read tools for this session.",
   eager:
     "Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill's instructions before using its tools.",
   universal:
@@ -161,11 +162,14 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       const entries = [...catalog.skills.values()].filter(
         (e) => allowed === undefined || allowed.has(e.skill.name),
       );
+      // Hosts keep only the first ~2 KB (docs/clients.md): how to use the gateway comes first, then the summary
+      // in what is left (every name, then descriptions as they fit).
+      const how = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n${HOST_NAMES_NOTE}\n\n`;
       const summary = renderSummary(entries, 'xml', {
         tools: audience.disclosure !== 'universal',
-        maxChars: options.maxInstructionsChars,
+        maxChars: Math.max(0, options.maxInstructionsChars - how.length),
       });
-      const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n\n${summary}`;
+      const text = `${how}${summary}`;
       perCatalog.set(key, text);
       return text;
     },
