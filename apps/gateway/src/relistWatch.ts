@@ -23,8 +23,14 @@ export interface RelistWatch {
 
 /** Options of createRelistWatch. */
 export interface RelistWatchOptions {
-  /** The most a get_info result is held (`sessions.relist_wait_ms`); 0 holds nothing. */
+  /** The most a get_info result waits for the re-list (`sessions.relist_wait_ms`); 0 holds nothing. */
   readonly waitMs: number;
+  /**
+   * How long the result still waits once the re-list is answered (`sessions.relist_grace_ms`): hosts apply
+   * a new list a little later (Claude Code batches MCP updates on a 16 ms timer; Gemini CLI converts the
+   * schemas first), and build the model's next request as soon as the tool result is in.
+   */
+  readonly graceMs: number;
   /** Each hold's end, once (metrics, and the log line of a session found not to re-list). */
   readonly onOutcome?: (outcome: RelistOutcome, heldMs: number) => void;
 }
@@ -54,8 +60,9 @@ export function createRelistWatch(options: RelistWatchOptions): RelistWatch {
       const answered = new Promise<void>((resolve) => waiters.push({ armedAt, resolve }));
       return async () => {
         let timer: NodeJS.Timeout | undefined;
+        // The grace is on top of the bound: a re-list answered just before the bound still gets it.
         const timedOut = new Promise<RelistOutcome>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), options.waitMs);
+          timer = setTimeout(() => resolve('timeout'), options.waitMs + options.graceMs);
         });
         const outcome = await Promise.race([answered.then((): RelistOutcome => 'relisted'), timedOut]);
         clearTimeout(timer);
@@ -71,10 +78,13 @@ export function createRelistWatch(options: RelistWatchOptions): RelistWatch {
       const ready = waiters.filter((w) => w.armedAt <= seen);
       if (ready.length === 0) return;
       waiters = waiters.filter((w) => w.armedAt > seen);
-      // After the answer is written: the SDK writes a handler's result a few microtasks after it returns.
-      setImmediate(() => {
+      // After the answer is written (the SDK writes a handler's result a few microtasks after it returns), and
+      // after the host has had its grace to apply it.
+      const release = () => {
         for (const w of ready) w.resolve();
-      });
+      };
+      if (options.graceMs > 0) setTimeout(release, options.graceMs);
+      else setImmediate(release);
     },
   };
 }

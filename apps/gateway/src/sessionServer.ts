@@ -21,6 +21,7 @@ export function createSessionServer(runtime: GatewayRuntime, audience: Audience)
   mcp.server.registerCapabilities({ tools: { listChanged: true } });
   const relist = createRelistWatch({
     waitMs: runtime.config.sessions.relist_wait_ms,
+    graceMs: runtime.config.sessions.relist_grace_ms,
     onOutcome: (outcome, heldMs) => {
       runtime.metrics.inc('skillgate_get_info_holds_total', { outcome });
       if (outcome === 'timeout' && relist.relists === false) {

@@ -34,7 +34,10 @@ async function shippedGateway(overrides: Record<string, unknown> = {}): Promise<
       disclosure: config.skills.disclosure,
       max_instructions_chars: config.skills.max_instructions_chars,
     },
-    sessions: { relist_wait_ms: config.sessions.relist_wait_ms },
+    sessions: {
+      relist_wait_ms: config.sessions.relist_wait_ms,
+      relist_grace_ms: config.sessions.relist_grace_ms,
+    },
     ...overrides,
   });
 }
@@ -234,7 +237,8 @@ describe('skill roots that do not exist', () => {
     const outcome = await promisify(execFile)(
       process.execPath,
       ['--conditions=@skillgate/source', '--import', 'tsx', cli, 'serve', '--config', copy],
-      { cwd: REPO_ROOT, env: { ...process.env, SKILLGATE_CONFIG: '' } },
+      // On a regression it would serve instead of exiting: killed then, so no process outlives the test.
+      { cwd: REPO_ROOT, env: { ...process.env, SKILLGATE_CONFIG: '' }, timeout: 15_000 },
     ).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,

@@ -293,6 +293,12 @@ const sessionsSchema = z.strictObject({
     .describe(
       'Longest a get_info result that unlocked tools waits for the session to re-list, so the host has them on its next turn; 0 = never wait.',
     ),
+  relist_grace_ms: count(0)
+    .max(1000)
+    .default(100)
+    .describe(
+      'After that re-list is answered, how much longer the get_info result waits while the host applies the new list.',
+    ),
   scope: z
     .enum(['session', 'principal'])
     .default('session')

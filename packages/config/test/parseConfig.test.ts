@@ -88,6 +88,7 @@ describe('parseConfig defaults', () => {
         max_sessions: 10_000,
         max_per_principal: 1000,
         relist_wait_ms: 1000,
+        relist_grace_ms: 100,
         scope: 'session',
       },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
