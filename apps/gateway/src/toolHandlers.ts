@@ -43,6 +43,7 @@ export function registerToolHandlers(
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
     let heldUntilRelisted: (() => Promise<void>) | undefined;
+    let upstream: Record<string, string> = {};
     try {
       const progressToken = request.params._meta?.progressToken;
       const done = await callTool(runtime, audience, name, request.params.arguments, {
@@ -65,6 +66,20 @@ export function registerToolHandlers(
         ...(progressToken === undefined
           ? {}
           : {
+              // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
+              forwardProgress: (p) => {
+                ctx.mcpReq
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.progress,
+                      ...(p.total === undefined ? {} : { total: p.total }),
+                      ...(p.message === undefined ? {} : { message: p.message }),
+                    },
+                  })
+                  .catch(() => {});
+              },
               reportProgress: (p: RunProgress) => {
                 ctx.mcpReq
                   .notify({
@@ -82,6 +97,10 @@ export function registerToolHandlers(
       });
       kind = done.kind;
       outcome = done.outcome;
+      if (done.upstream !== undefined) {
+        const { reason, ...labels } = done.upstream;
+        upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
+      }
       // The result waits (bounded) for the re-list it caused, so the host's next model turn has the tools.
       if (heldUntilRelisted !== undefined) await heldUntilRelisted();
       return done.result;
@@ -106,6 +125,8 @@ export function registerToolHandlers(
           tool: name,
           kind,
           outcome,
+          // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
+          ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
           duration_ms,
           ...(runtime.config.logging.log_arguments ? { arguments: request.params.arguments } : {}),
         },
