@@ -63,7 +63,11 @@ function namedCallsSection(skill: Skill, part: UpstreamPart): string | undefined
     (c) =>
       `- ${c.definition.name}: tool "${c.tool}" of upstream "${c.upstream}": ${oneLine(c.definition.description)}; input ${JSON.stringify(c.definition.inputSchema)}`,
   );
-  return [`## Upstream tools of skill "${skill.name}" (your host may show these names with a prefix)`, ...state, ...lines].join('\n');
+  return [
+    `## Upstream tools of skill "${skill.name}" (your host may show these names with a prefix)`,
+    ...state,
+    ...lines,
+  ].join('\n');
 }
 
 /** The call tools section of a catalog/universal text: the exact call_skill_tool call of each tool. */
