@@ -162,10 +162,19 @@ describe('hostile tool calls', () => {
     ['timeout as a string', { timeout: '10' }, 'timeout'],
     ['timeout over the max', { timeout: 10_000 }, 'timeout'],
     ['negative tail', { tail: -1 }, 'tail'],
-    ['an unknown argument', { shell: true }, 'shell'],
   ])('refuses %s with -32602 naming the field', async (_label, args, field) => {
     const call = attacker.client.callTool({ name: 'skill_gateway-probe_run_echo-args_py', arguments: args });
     await expect(call).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(field) });
+  });
+
+  it('drops an unknown argument of a run tool: it never reaches the script', async () => {
+    const run = await attacker.client.callTool({
+      name: 'skill_gateway-probe_run_echo-args_py',
+      arguments: { args: ['plain'], shell: true, command: 'id' },
+    });
+    expect(run.isError, textOf(run)).not.toBe(true);
+    expect(textOf(run)).toContain('plain');
+    expect(textOf(run)).not.toMatch(/shell|uid=/);
   });
 
   it('ignores arguments on a read tool and a get_info tool: a path argument never redirects a read', async () => {

@@ -35,9 +35,6 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
     async create(record) {
       if (closed) throw new SessionError('SESSION_LIMIT', 'session store is closed');
       sessions.sweep();
-      if (sessions.size >= options.maxSessions) {
-        throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
-      }
       let evicted: SessionRecord | undefined;
       if ((perPrincipal.get(record.principal) ?? 0) >= options.maxPerPrincipal) {
         // Clients that never DELETE their sessions would lock their principal out: the principal's
@@ -49,6 +46,10 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
           evicted = held;
           break;
         }
+      }
+      // A principal replacing its own session adds nothing, so only a new one counts against the total.
+      if (evicted === undefined && sessions.size >= options.maxSessions) {
+        throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
       }
       const previous = sessions.peek(record.id);
       if (previous !== undefined) release(previous);

@@ -33,10 +33,10 @@ end`;
 
 // KEYS: index, principal index, session key; ARGV: prefix, id, record, ttl, max sessions, max per principal.
 // At the principal's cap its longest-idle session (lowest expiry in the principal index) is ended as DELETE
-// would end it, and returned: {0, expired, evicted id, evicted record}.
+// would end it, and returned: {0, expired, evicted id, evicted record}; that replaces a session, so only
+// otherwise does the global cap apply.
 const CREATE = redisScript(`${NOW}${EXPIRE}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then return {1, expired} end
 local evicted = false
 local evictedRecord = false
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then
@@ -53,6 +53,8 @@ if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then
       redis.call('DEL', ARGV[1] .. 'unlocks:' .. evicted)
     end
   end
+elseif redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then
+  return {1, expired}
 end
 local exp = now + tonumber(ARGV[4])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
