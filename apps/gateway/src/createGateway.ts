@@ -1,24 +1,24 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
-import { createJobRegistry, createStateBackend } from '@skillgate/state';
+import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { createAccessPolicy } from './accessPolicy.js';
-import { buildApp } from './buildApp.js';
-import { createCatalogSource } from './catalogSource.js';
+import { createAccessPolicy } from './auth/accessPolicy.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
-import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
-import { createInFlightCalls } from './inFlightCalls.js';
-import { createLiveSessions, type LiveSessions } from './liveSessions.js';
-import { createGatewayLogger } from './logging/createGatewayLogger.js';
-import { countJobEnd, createMetrics } from './metrics.js';
-import { missingSkillRoots } from './missingSkillRoots.js';
+import { buildApp } from './http/buildApp.js';
+import { createOriginPolicy } from './http/requestGuards.js';
+import { createLiveSessions, type LiveSessions } from './legacy/liveSessions.js';
+import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
-import { createOriginPolicy } from './requestGuards.js';
+import { createGatewayLogger } from './observability/createGatewayLogger.js';
+import { countJobEnd, createMetrics } from './observability/metrics.js';
+import { createCatalogSource } from './reload/catalogSource.js';
+import { missingSkillRoots } from './reload/missingSkillRoots.js';
+import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
+import { watchSkillRoots } from './reload/skillWatcher.js';
 import type { GatewayRuntime } from './runtime.js';
-import { watchSkillRoots } from './skillWatcher.js';
-import { withUnlockSnapshots } from './withUnlockSnapshots.js';
+import { createInFlightCalls } from './tools/inFlightCalls.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
 
@@ -41,9 +41,25 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** A missing or non-Redis state URL as a config error naming the variable (docs/scale-out.md). */
+function checkRedisUrl(name: string, env: Readonly<Record<string, string | undefined>>): void {
+  try {
+    redisTarget(env[name]);
+  } catch (error) {
+    if (!(error instanceof StateError)) throw error;
+    const message = `${name}: ${error.message}`;
+    throw new ConfigError('CONFIG_INVALID', message, {
+      issues: [{ path: 'state.redis_url_env', message }],
+      cause: error,
+    });
+  }
+}
+
 /** Assembles a gateway from a validated config: loads the catalog, builds stores, runner and app. */
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
+  // Checked before anything starts (scripts, watchers): a bad URL is a config error, never a retry loop.
+  if (config.state.backend === 'redis') checkRedisUrl(config.state.redis_url_env, env);
   const tokens = resolveAuthTokens(config, env);
   const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
   const log =
