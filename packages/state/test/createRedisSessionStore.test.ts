@@ -179,7 +179,8 @@ describe('createRedisSessionStore', () => {
     const prefix = freshPrefix();
     const expiredOne: string[] = [];
     const expiredTwo: string[] = [];
-    const options = { ttlMs: 300, maxSessions: 3, maxPerPrincipal: 3 };
+    // The global cap, not the principal's (at which a new session would replace the oldest instead).
+    const options = { ttlMs: 300, maxSessions: 3, maxPerPrincipal: 10 };
     const one = await replica(prefix, { ...options, onExpire: (s) => expiredOne.push(s.id) });
     const two = await replica(prefix, { ...options, onExpire: (s) => expiredTwo.push(s.id) });
     for (const id of ['e1', 'e2', 'e3']) await one.create(record(id));

@@ -1,9 +1,9 @@
 import { McpServer, type Server } from '@modelcontextprotocol/server';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { createRelistWatch } from './relistWatch.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
 import { registerToolHandlers } from '../tools/toolHandlers.js';
+import { createRelistWatch } from './relistWatch.js';
 
 /** Name and version the gateway announces (initialize, server/discover). */
 export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;

@@ -9,7 +9,11 @@ const call = (name, args) => {
   return tools[name].execute(args, { toolCallId: name, messages: [] });
 };
 await call('skill_text-stats_get_info', {});
-const run = await call('run_skill_script', { skill: 'text-stats', path: 'scripts/stats.py', stdin: 'one two three\n' });
+const run = await call('run_skill_script', {
+  skill: 'text-stats',
+  path: 'scripts/stats.py',
+  stdin: 'one two three\n',
+});
 const read = await call('read_skill_file', { skill: 'text-stats', path: 'references/usage.md' });
 console.log(JSON.stringify({ run: JSON.stringify(run), read: JSON.stringify(read) }));
 await client.close();

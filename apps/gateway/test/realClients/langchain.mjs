@@ -6,7 +6,8 @@ const client = new MultiServerMCPClient({ mcpServers: { skillgate: { transport: 
 const tools = await client.getTools();
 const tool = (suffix) => {
   const found = tools.find((t) => t.name.endsWith(suffix));
-  if (found === undefined) throw new Error(`no tool ending in ${suffix}: ${tools.map((t) => t.name).join(', ')}`);
+  if (found === undefined)
+    throw new Error(`no tool ending in ${suffix}: ${tools.map((t) => t.name).join(', ')}`);
   return found;
 };
 const text = (result) => (typeof result === 'string' ? result : JSON.stringify(result));

@@ -23,7 +23,8 @@ await client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
 // What the host holds when the get_info result is in: the unlocked tools, without a list of its own.
 const runName = listed.find((n) => n.startsWith('skill_text-stats_run_') && !n.includes('_run_async_'));
 const readName = listed.find((n) => n.startsWith('skill_text-stats_read_usage'));
-if (runName === undefined || readName === undefined) throw new Error(`not unlocked in time: ${listed.join(', ')}`);
+if (runName === undefined || readName === undefined)
+  throw new Error(`not unlocked in time: ${listed.join(', ')}`);
 const run = await client.callTool({ name: runName, arguments: { stdin: 'one two three\n' } });
 const read = await client.callTool({ name: readName, arguments: {} });
 console.log(JSON.stringify({ run: JSON.stringify(run), read: JSON.stringify(read) }));

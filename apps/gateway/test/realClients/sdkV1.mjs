@@ -14,7 +14,8 @@ listed = (await client.listTools()).tools.map((t) => t.name);
 await client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
 const runName = listed.find((n) => n.startsWith('skill_text-stats_run_') && !n.includes('_run_async_'));
 const readName = listed.find((n) => n.startsWith('skill_text-stats_read_usage'));
-if (runName === undefined || readName === undefined) throw new Error(`not unlocked in time: ${listed.join(', ')}`);
+if (runName === undefined || readName === undefined)
+  throw new Error(`not unlocked in time: ${listed.join(', ')}`);
 const run = await client.callTool({ name: runName, arguments: { stdin: 'one two three\n' } });
 const read = await client.callTool({ name: readName, arguments: {} });
 console.log(JSON.stringify({ run: JSON.stringify(run), read: JSON.stringify(read) }));

@@ -2,7 +2,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const url = new URL(process.argv[2]);
-const client = new Client({ name: 'sdk-v2-host', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' } });
+const client = new Client(
+  { name: 'sdk-v2-host', version: '2.4.0' },
+  { versionNegotiation: { mode: 'auto' } },
+);
 await client.connect(new StreamableHTTPClientTransport(url));
 await client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
 const run = await client.callTool({
