@@ -133,7 +133,9 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
     );
   }
-  const catalogs = await createCatalogSource(config);
+  const catalogs = await createCatalogSource(config, {
+    onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
+  });
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
   }

@@ -61,6 +61,15 @@ const serverFields = z.strictObject({
     .describe(
       'Longest client-supplied string stored or logged (client name and version, tool names, URIs); longer ones are cut. A longer progressToken is refused (-32602).',
     ),
+  max_json_depth: count(8)
+    .max(10_000)
+    .default(64)
+    .describe('Deepest nesting of a request body; a deeper one is refused before it is validated.'),
+  max_json_keys: count(64)
+    .default(1000)
+    .describe(
+      'Object keys and array elements in one request body, in all; a wider one is refused before it is validated.',
+    ),
   shutdown_grace_seconds: z
     .number()
     .min(0)

@@ -32,6 +32,8 @@ describe('loadConfig from a file', () => {
         max_batch_size: 4,
         max_response_bytes: 131_072,
         max_client_string_chars: 512,
+        max_json_depth: 32,
+        max_json_keys: 2000,
         shutdown_grace_seconds: 3,
         trust_proxy: true,
         headers_timeout_seconds: 5,

@@ -31,6 +31,8 @@ describe('parseConfig defaults', () => {
         max_batch_size: 16,
         max_response_bytes: 16_777_216,
         max_client_string_chars: 256,
+        max_json_depth: 64,
+        max_json_keys: 1000,
         shutdown_grace_seconds: 10,
         trust_proxy: false,
         headers_timeout_seconds: 10,

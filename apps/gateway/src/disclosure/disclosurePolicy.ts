@@ -1,4 +1,5 @@
 import {
+  CALL_SKILL_TOOL,
   type Catalog,
   type CatalogSkill,
   type Disclosure,
@@ -164,7 +165,13 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       );
       // Hosts keep only the first ~2 KB (docs/clients.md): how to use the gateway comes first, then the summary
       // in what is left (every name, then descriptions as they fit).
-      const how = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n${HOST_NAMES_NOTE}\n\n`;
+      // Where tools of other MCP servers go through the dispatcher, say so once (docs/upstreams.md).
+      const dispatched =
+        (audience.disclosure === 'catalog' || audience.disclosure === 'universal') &&
+        entries.some((e) => e.usesUpstreams)
+          ? ` Tools of other MCP servers that a skill uses are called with ${CALL_SKILL_TOOL}, exactly as its instructions print.`
+          : '';
+      const how = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}${dispatched}\n${HOST_NAMES_NOTE}\n\n`;
       const summary = renderSummary(entries, 'xml', {
         tools: audience.disclosure !== 'universal',
         maxChars: Math.max(0, options.maxInstructionsChars - how.length),

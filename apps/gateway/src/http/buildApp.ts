@@ -18,6 +18,7 @@ import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
+import { exceedsJsonBounds } from './exceedsJsonBounds.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
 import { serverTimeouts } from './serverTimeouts.js';
@@ -174,6 +175,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onDropped: () => runtime.metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
   app.decorateRequest('principal', null);
+  const jsonBounds = { maxDepth: config.server.max_json_depth, maxKeys: config.server.max_json_keys };
 
   // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
   app.removeAllContentTypeParsers();
@@ -186,14 +188,29 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch (error) {
-      done(
+      return done(
         new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
         undefined,
       );
     }
+    // Width and depth are bounded here, before any SDK code validates the message (docs/limits.md).
+    const exceeded = exceedsJsonBounds(parsed, jsonBounds);
+    if (exceeded === undefined) return done(null, parsed);
+    const id = Array.isArray(parsed) ? null : requestIdOf(parsed);
+    const method = Array.isArray(parsed) ? undefined : (parsed as { method?: unknown } | null)?.method;
+    // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
+    done(
+      typeof method === 'string' && id !== null
+        ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${exceeded}`, {
+            requestId: id,
+          })
+        : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${exceeded}`),
+      undefined,
+    );
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -205,7 +222,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply
       .code(mapped.status)
       .headers(mapped.headers)
-      .send(mapped.toJsonRpc(requestIdOf(request.body)));
+      .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -346,6 +363,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     });
     if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
       throw unsupportedRevision(outcome.classification.revision ?? 'unknown', MODERN_REVISIONS);
+    }
+    if (
+      outcome.kind === 'modern' &&
+      outcome.messageKind === 'request' &&
+      outcome.message.method === 'tools/list' &&
+      outcome.message.params?.cursor !== undefined
+    ) {
+      // The tool list is one page: no cursor names a page of it, so any cursor is refused at once instead of
+      // taking the SDK's slow path (docs/limits.md, "Cursors").
+      throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
     }
     if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
       const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;

@@ -47,6 +47,9 @@ export function registerToolHandlers(
     let outcome = 'error';
     let heldUntilRelisted: (() => Promise<void>) | undefined;
     let upstream: Record<string, string> = {};
+    // Progress notifications still being written: the result waits for them, so none arrives after it
+    // (a client drops progress of a request it already has the answer to).
+    const progressSent: Array<Promise<void>> = [];
     try {
       const progressToken = request.params._meta?.progressToken;
       // Echoed in every progress notification, about once a second for as long as the script runs.
@@ -78,17 +81,19 @@ export function registerToolHandlers(
           : {
               // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
               forwardProgress: (p) => {
-                ctx.mcpReq
-                  .notify({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken,
-                      progress: p.progress,
-                      ...(p.total === undefined ? {} : { total: p.total }),
-                      ...(p.message === undefined ? {} : { message: p.message }),
-                    },
-                  })
-                  .catch(() => {});
+                progressSent.push(
+                  ctx.mcpReq
+                    .notify({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken,
+                        progress: p.progress,
+                        ...(p.total === undefined ? {} : { total: p.total }),
+                        ...(p.message === undefined ? {} : { message: p.message }),
+                      },
+                    })
+                    .catch(() => {}),
+                );
               },
               reportProgress: (p: RunProgress) => {
                 ctx.mcpReq
@@ -105,6 +110,7 @@ export function registerToolHandlers(
               },
             }),
       });
+      await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
       if (done.upstream !== undefined) {
