@@ -19,9 +19,9 @@ import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
-import { exceedsJsonBounds } from './exceedsJsonBounds.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
+import { scanJsonShape } from './scanJsonShape.js';
 import { serverTimeouts } from './serverTimeouts.js';
 
 declare module 'fastify' {
@@ -193,29 +193,28 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
+    // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
+    const shape = scanJsonShape(text, jsonBounds);
+    if (shape.exceeded !== undefined) {
+      // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
+      const id = shape.id;
       return done(
+        shape.method !== undefined && id !== undefined && (typeof id === 'string' || Number.isInteger(id))
+          ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${shape.exceeded}`, {
+              requestId: id,
+            })
+          : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${shape.exceeded}`),
+        undefined,
+      );
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(
         new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
         undefined,
       );
     }
-    // Width and depth are bounded here, before any SDK code validates the message (docs/limits.md).
-    const exceeded = exceedsJsonBounds(parsed, jsonBounds);
-    if (exceeded === undefined) return done(null, parsed);
-    const id = Array.isArray(parsed) ? null : requestIdOf(parsed);
-    const method = Array.isArray(parsed) ? undefined : (parsed as { method?: unknown } | null)?.method;
-    // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
-    done(
-      typeof method === 'string' && id !== null
-        ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${exceeded}`, {
-            requestId: id,
-          })
-        : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${exceeded}`),
-      undefined,
-    );
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
