@@ -447,7 +447,7 @@ const upstreamSchema = z
       .min(1)
       .max(256)
       .optional()
-      .describe("argv of a stdio upstream, started in the config file's folder."),
+      .describe("argv of a stdio upstream, started in the gateway's working directory."),
     headers_from_env: z
       .record(headerName, envName)
       .optional()

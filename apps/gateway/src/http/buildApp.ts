@@ -18,6 +18,7 @@ import type { LiveSessions } from '../legacy/liveSessions.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
+import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
   readonly isDraining: () => boolean;
+  /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
+  readonly upstreams?: () => readonly UpstreamReadiness[];
 }
 
 const CORS_HEADERS = {
@@ -236,6 +239,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       status: 'ready',
       skills: runtime.catalogs.current.skills.size,
       sandbox: runtime.runner.isolation ?? null,
+      upstreams: deps.upstreams?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {
