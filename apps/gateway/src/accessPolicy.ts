@@ -36,6 +36,8 @@ export interface AccessPolicyOptions {
 export interface AccessPolicy {
   /** Resolves the Authorization header to a principal, or throws UNAUTHORIZED; without tokens it is ignored. */
   authenticate(authorization: string | undefined): Principal;
+  /** The principal of a configured static token, or undefined; compared in constant time. */
+  matchToken(token: string): Principal | undefined;
   /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog. */
   allowedSkills(principal: Principal, catalog: Catalog): ReadonlySet<string> | undefined;
 }
@@ -74,6 +76,17 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     return matcher;
   };
 
+  const matchToken = (presentedToken: string): Principal | undefined => {
+    if (options.tokens.length === 0) return undefined;
+    const presented = createHash('sha256').update(presentedToken).digest();
+    let found: TokenEntry | undefined;
+    // Compare against every token so the time taken does not tell which one (or whether any) matched.
+    for (const token of options.tokens) {
+      if (timingSafeEqual(presented, token.sha256) && found === undefined) found = token;
+    }
+    return found === undefined ? undefined : tokenPrincipal(found.name, found.skills);
+  };
+
   return {
     authenticate(authorization) {
       if (authorization === undefined || authorization === '') {
@@ -94,17 +107,14 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
       if (match?.[1] === undefined) {
         throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
       }
-      const presented = createHash('sha256').update(match[1]).digest();
-      let found: TokenEntry | undefined;
-      // Compare against every token so the time taken does not tell which one (or whether any) matched.
-      for (const token of options.tokens) {
-        if (timingSafeEqual(presented, token.sha256) && found === undefined) found = token;
-      }
+      const found = matchToken(match[1]);
       if (found === undefined) {
         throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
       }
-      return tokenPrincipal(found.name, found.skills);
+      return found;
     },
+
+    matchToken,
 
     allowedSkills(principal, catalog) {
       let perCatalog = allowedCache.get(catalog);
