@@ -4,6 +4,8 @@ import { createJobRegistry, createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
+import { createBearerAuth } from './auth/bearerAuth.js';
+import { createOAuthResource, oauthSecretEnvNames } from './auth/createOAuthResource.js';
 import { buildApp } from './buildApp.js';
 import { createCatalogSource } from './catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
@@ -29,6 +31,8 @@ export interface GatewayOptions {
   readonly logger?: FastifyBaseLogger;
   /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
   readonly logDestination?: DestinationStream;
+  /** Least time between OAuth key-set refetches on an unknown kid (default 30 s; tests shorten it). */
+  readonly oauthKeyRefetchIntervalMs?: number;
 }
 
 /** A built, not yet listening gateway. */
@@ -44,7 +48,10 @@ export interface Gateway {
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
   const tokens = resolveAuthTokens(config, env);
-  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+  const secretEnvNames = [
+    ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
+    ...oauthSecretEnvNames(config),
+  ];
   const log =
     options.logger ??
     createGatewayLogger({
@@ -153,6 +160,20 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     onAuthorizationIgnored: () =>
       log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
   });
+  const oauth = createOAuthResource({
+    config,
+    env,
+    keyRefetchIntervalMs: options.oauthKeyRefetchIntervalMs,
+    onFetchFailed: (error) => log.warn({ err: error }, 'OAuth issuer metadata or keys could not be fetched'),
+  });
+  // The keys are fetched now, so the first token does not wait; a failure is logged and retried on use.
+  if (oauth !== undefined) void oauth.verifier.warmUp();
+  const bearerAuth = createBearerAuth({
+    policy,
+    oauth,
+    allowAnonymous: config.auth.allow_anonymous,
+    anonymousSkills: config.auth.anonymous_skills,
+  });
   const runtime: GatewayRuntime = {
     config,
     catalogs,
@@ -216,6 +237,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       allowedOrigins: config.server.allowed_origins,
     }),
     rateLimiter: state.rateLimiter,
+    bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
   });

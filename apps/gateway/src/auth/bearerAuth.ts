@@ -38,6 +38,8 @@ export interface BearerRequest {
 
 /** Who a request comes from: static tokens and OAuth access tokens, both from the Authorization header. */
 export interface BearerAuth {
+  /** True when auth.oauth is configured (the metadata routes exist). */
+  readonly oauthEnabled: boolean;
   /** The request's principal, or throws UNAUTHORIZED / INSUFFICIENT_SCOPE with the RFC 6750 challenge. */
   authenticate(request: BearerRequest): Promise<Principal>;
   /** The Protected Resource Metadata (RFC 9728) for requests to origin; undefined without auth.oauth. */
@@ -83,6 +85,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     });
 
   return {
+    oauthEnabled: oauth !== undefined,
     async authenticate(request) {
       if (QUERY_TOKEN.test(request.url)) {
         const description = 'access tokens are accepted only in the Authorization header';
