@@ -62,14 +62,19 @@ const FASTIFY_ERRORS: Readonly<Record<string, GatewayError['code']>> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
 };
 
-/** The revisions of the 2026 era this gateway serves. */
+/** The revisions of the 2026 era this gateway serves: what server/discover lists. */
 const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
-/** Every revision of both eras, newest first: what -32022 lists. */
+/** Every revision of both eras, newest first. */
 const ALL_REVISIONS: readonly string[] = [...MODERN_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
-const unsupportedRevision = (requested: string) =>
+/**
+ * -32022 for a request of the 2026 shape lists exactly what server/discover lists (the spec requires the two
+ * to agree; 2025-era revisions are reached through `initialize`, which dual-era clients fall back to). A
+ * 2025-shaped request naming an unknown revision in its header gets every revision of both eras.
+ */
+const unsupportedRevision = (requested: string, supported: readonly string[]) =>
   new GatewayError('UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version: ${requested}`, {
-    data: { supported: ALL_REVISIONS, requested },
+    data: { supported, requested },
   });
 
 /** The lists whose plain first page is answered from a body rendered once per (catalog, principal). */
@@ -359,7 +364,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       body,
     });
     if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
-      throw unsupportedRevision(outcome.classification.revision ?? 'unknown');
+      throw unsupportedRevision(outcome.classification.revision ?? 'unknown', MODERN_REVISIONS);
     }
     if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
       const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;
@@ -367,7 +372,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     }
     if (outcome.kind !== 'legacy') return { era: 'modern' as const };
     const version = header('mcp-protocol-version');
-    if (version !== undefined && !ALL_REVISIONS.includes(version)) throw unsupportedRevision(version);
+    if (version !== undefined && !ALL_REVISIONS.includes(version))
+      throw unsupportedRevision(version, ALL_REVISIONS);
     if (outcome.reason === 'initialize') {
       return { era: 'legacy' as const, session: await sessions.open(principal, body as InitializeRequest) };
     }

@@ -31,6 +31,7 @@ export function registerToolHandlers(
     // Labelled by what the name resolves to, also when the call fails before it runs.
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
+    let upstream: Record<string, string> = {};
     try {
       const progressToken = request.params._meta?.progressToken;
       const done = await callTool(runtime, audience, name, request.params.arguments, {
@@ -51,6 +52,20 @@ export function registerToolHandlers(
         ...(progressToken === undefined
           ? {}
           : {
+              // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
+              forwardProgress: (p) => {
+                ctx.mcpReq
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.progress,
+                      ...(p.total === undefined ? {} : { total: p.total }),
+                      ...(p.message === undefined ? {} : { message: p.message }),
+                    },
+                  })
+                  .catch(() => {});
+              },
               reportProgress: (p: RunProgress) => {
                 ctx.mcpReq
                   .notify({
@@ -68,6 +83,10 @@ export function registerToolHandlers(
       });
       kind = done.kind;
       outcome = done.outcome;
+      if (done.upstream !== undefined) {
+        const { reason, ...labels } = done.upstream;
+        upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
+      }
       return done.result;
     } catch (error) {
       if (error instanceof GatewayError) {
@@ -90,6 +109,8 @@ export function registerToolHandlers(
           tool: name,
           kind,
           outcome,
+          // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
+          ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
           duration_ms,
           ...(runtime.config.logging.log_arguments ? { arguments: request.params.arguments } : {}),
         },

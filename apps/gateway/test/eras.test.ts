@@ -117,7 +117,7 @@ describe('one endpoint, both protocol eras', () => {
     expect(body.result.capabilities).toMatchObject({ tools: { listChanged: true } });
   });
 
-  it('refuses an unknown revision with -32022 naming the revisions of both eras', async () => {
+  it('refuses an unknown revision with -32022 listing exactly what server/discover lists', async () => {
     const response = await post(
       gw.url,
       {
@@ -129,10 +129,20 @@ describe('one endpoint, both protocol eras', () => {
       { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
     );
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: number; data: { supported: string[] } } };
+    const body = (await response.json()) as {
+      error: { code: number; data: { supported: string[]; requested: string } };
+    };
     expect(body.error.code).toBe(-32022);
+    expect(body.error.data.requested).toBe('2099-01-01');
+    const discover = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 4, method: 'server/discover', params: { _meta: meta } },
+      modernHeaders('server/discover'),
+    );
+    const discovered = ((await discover.json()) as { result: { supportedVersions: string[] } }).result;
+    // Conformance (sep-2575-server-unsupported-version-error): the two lists must agree.
+    expect(body.error.data.supported).toEqual(discovered.supportedVersions);
     expect(body.error.data.supported).toContain(MODERN);
-    expect(body.error.data.supported).toContain('2025-11-25');
   });
 
   it('checks the standard headers of modern requests', async () => {
