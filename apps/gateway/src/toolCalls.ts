@@ -358,6 +358,15 @@ function jobFailure(error: unknown): CallToolResult {
       cause: error,
     });
   }
+  if (error.code === 'STATE_FULL') {
+    throw new GatewayError(
+      'STATE_FULL',
+      'Shared state is full (Redis reached its maxmemory); try again later',
+      {
+        cause: error,
+      },
+    );
+  }
   if (error.code === 'STATE_CLOSED') {
     throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', { cause: error });
   }
