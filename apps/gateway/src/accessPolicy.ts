@@ -38,7 +38,7 @@ export interface AccessPolicy {
   authenticate(authorization: string | undefined): Principal;
   /** The principal of a configured static token, or undefined; compared in constant time. */
   matchToken(token: string): Principal | undefined;
-  /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog. */
+  /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog and view. */
   allowedSkills(principal: Principal, catalog: Catalog): ReadonlySet<string> | undefined;
 }
 
@@ -57,11 +57,20 @@ export function tokenPrincipal(name: string, skills: readonly string[]): Princip
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 
+/**
+ * The key of what a principal may see: its skill globs. Views (allowed sets, rendered lists, Skills
+ * extension views) are cached by it, not by id, so OAuth principals — as many as an IdP has subjects —
+ * share one cached view per grant set and the caches stay bounded.
+ */
+export function viewKeyOf(principal: Principal): string {
+  return principal.skills.join('\n');
+}
+
 /** Builds the access policy from the resolved tokens (README, "Authentication"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const anonymous = anonymousPrincipal(options.anonymousSkills);
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;
-  // One Set per (principal, catalog), so that the catalog's per-Set caches hit on every request.
+  // One Set per (view, catalog), so that the catalog's per-Set caches hit on every request.
   const allowedCache = new WeakMap<Catalog, Map<string, ReadonlySet<string> | undefined>>();
   const matchers = new Map<string, (name: string) => boolean>();
   let ignoredReported = false;
@@ -122,13 +131,14 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
         perCatalog = new Map();
         allowedCache.set(catalog, perCatalog);
       }
-      if (perCatalog.has(principal.id)) return perCatalog.get(principal.id);
+      const key = viewKeyOf(principal);
+      if (perCatalog.has(key)) return perCatalog.get(key);
       let allowed: ReadonlySet<string> | undefined;
       if (!principal.skills.includes('*')) {
         const matches = matcherFor(principal);
         allowed = new Set([...catalog.skills.keys()].filter((name) => matches(name)));
       }
-      perCatalog.set(principal.id, allowed);
+      perCatalog.set(key, allowed);
       return allowed;
     },
   };

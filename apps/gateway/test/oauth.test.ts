@@ -277,8 +277,9 @@ describe('grants filter everything a principal reaches', () => {
     }
   });
 
-  it('jobs belong to the OAuth principal that started them', async () => {
-    const probe = await connectClient(url, { token: await tokenFor(PROBE, 'mcp skills:probe') });
+  it('jobs belong to the OAuth principal that started them; scripts never see its token', async () => {
+    const probeToken = await tokenFor(PROBE, 'mcp skills:probe');
+    const probe = await connectClient(url, { token: probeToken });
     const ops = await connectClient(url, { token: await tokenFor(OPS, 'mcp') });
     try {
       await probe.client.callTool({ name: 'skill_gateway-probe_get_info', arguments: {} });
@@ -299,6 +300,11 @@ describe('grants filter everything a principal reaches', () => {
         arguments: { job_id: jobId },
       });
       expect(own.isError).toBeFalsy();
+      const env = await probe.client.callTool({ name: 'skill_gateway-probe_run_env_py', arguments: {} });
+      const stdout = (env.structuredContent as { stdout: string }).stdout;
+      expect(stdout).toContain('PATH');
+      expect(stdout).not.toContain(probeToken);
+      expect(stdout).not.toContain(probeToken.split('.')[1]);
     } finally {
       await probe.close();
       await ops.close();
