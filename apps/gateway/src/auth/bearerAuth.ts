@@ -2,8 +2,8 @@ import {
   getOAuthProtectedResourceMetadataUrl,
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
-import { type AccessPolicy, anonymousPrincipal, type Principal } from '../accessPolicy.js';
-import { GatewayError } from '../gatewayError.js';
+import { GatewayError } from '../errors/gatewayError.js';
+import { type AccessPolicy, anonymousPrincipal, type Principal } from './accessPolicy.js';
 import type { OAuthVerifier } from './oauthVerifier.js';
 
 /** The OAuth side of bearerAuth: the verifier and what the challenges and metadata name. */

@@ -18,7 +18,7 @@ const metadataSchema = z.looseObject({
  * The metadata URLs to try, in order: RFC 8414 (the well-known segment inserted before the issuer's path),
  * then OpenID Connect Discovery (appended to the issuer), then the OIDC form inserted like RFC 8414.
  */
-export function metadataUrls(issuer: string): readonly string[] {
+function metadataUrls(issuer: string): readonly string[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   const at = (wellKnown: string, suffix: string) => `${url.origin}/.well-known/${wellKnown}${suffix}`;

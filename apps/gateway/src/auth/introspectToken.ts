@@ -19,7 +19,7 @@ const introspectionSchema = z.looseObject({
 });
 
 /** An introspection answer: `active`, and the token's claims when it is. */
-export type IntrospectionResult = z.infer<typeof introspectionSchema>;
+type IntrospectionResult = z.infer<typeof introspectionSchema>;
 
 // RFC 6749 §2.3.1: client id and secret are form-encoded before they are joined for Basic.
 const formEncode = (value: string): string => encodeURIComponent(value).replaceAll('%20', '+');

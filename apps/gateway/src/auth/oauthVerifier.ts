@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AuthInfo, OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { errors, type JWSAlgorithm, type JWTPayload, jwtVerify } from 'jose';
-import type { Principal } from '../accessPolicy.js';
-import { GatewayError } from '../gatewayError.js';
+import { GatewayError } from '../errors/gatewayError.js';
+import type { Principal } from './accessPolicy.js';
 import { discoverIssuer, type IssuerMetadata } from './discoverIssuer.js';
 import { introspectToken } from './introspectToken.js';
 import { createJwksKeys } from './jwksKeys.js';
@@ -49,7 +49,7 @@ export interface OAuthVerifier extends OAuthTokenVerifier {
 }
 
 /** Clock skew allowed on exp and nbf, in seconds. */
-export const CLOCK_SKEW_SECONDS = 60;
+const CLOCK_SKEW_SECONDS = 60;
 
 // Asymmetric signatures only: an HMAC "key" would be the public key's bytes, and `none` is no signature.
 const ALGORITHMS: JWSAlgorithm[] = [

@@ -7,13 +7,13 @@ import {
   McpServer,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { type Principal, viewKeyOf } from '../accessPolicy.js';
+import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { SERVER_INFO } from '../legacy/sessionServer.js';
 import type { GatewayRuntime } from '../runtime.js';
-import { SERVER_INFO } from '../sessionServer.js';
 import { pageStartOf, skillsPage } from '../skillsExtension/skillsPage.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { registerToolHandlers } from '../toolHandlers.js';
+import { registerToolHandlers } from '../tools/toolHandlers.js';
 
 /** The 2026-07-28 side of the endpoint: one handler for every modern request, plus its change bus. */
 export interface ModernEndpoint {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthVerifier, type OAuthVerifierOptions } from '../../src/auth/oauthVerifier.js';
-import { GatewayError } from '../../src/gatewayError.js';
+import { GatewayError } from '../../src/errors/gatewayError.js';
 import {
   makeKey,
   type ProviderClient,

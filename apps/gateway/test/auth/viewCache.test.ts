@@ -1,7 +1,7 @@
 import { parseConfig } from '@skillgate/config';
 import { describe, expect, it } from 'vitest';
-import { createAccessPolicy } from '../../src/accessPolicy.js';
-import { buildCatalog } from '../../src/catalogSource.js';
+import { createAccessPolicy } from '../../src/auth/accessPolicy.js';
+import { buildCatalog } from '../../src/reload/catalogSource.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
 
 describe('views are cached per grant set, not per subject', () => {
