@@ -72,6 +72,22 @@ const serverFields = z.strictObject({
     .describe(
       'Longest client-supplied string stored or logged (client name and version, tool names, URIs); longer ones are cut. A longer progressToken is refused (-32602).',
     ),
+  max_json_depth: count(8)
+    .max(10_000)
+    .default(64)
+    .describe('Deepest nesting of a request body; a deeper one is refused before it is validated.'),
+  max_json_keys: count(64)
+    .default(1000)
+    .describe(
+      'Object keys and array elements in one request body, in all; a wider one is refused before it is validated.',
+    ),
+  max_listen_streams: count()
+    .max(1_000_000)
+    .default(1024)
+    .describe('2026-07-28 subscriptions/listen streams open at once in one process; more get 503.'),
+  max_listen_streams_per_principal: count()
+    .default(16)
+    .describe('subscriptions/listen streams one principal may hold open; more get 429.'),
   shutdown_grace_seconds: z
     .number()
     .min(0)
@@ -544,7 +560,7 @@ const upstreamSchema = z
       .min(1)
       .max(256)
       .optional()
-      .describe("argv of a stdio upstream, started in the config file's folder."),
+      .describe("argv of a stdio upstream, started in the gateway's working directory."),
     headers_from_env: z
       .record(headerName, envName)
       .optional()

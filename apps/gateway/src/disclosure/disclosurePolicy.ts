@@ -1,4 +1,5 @@
 import {
+  CALL_SKILL_TOOL,
   type Catalog,
   type CatalogSkill,
   type Disclosure,
@@ -165,7 +166,13 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         tools: audience.disclosure !== 'universal',
         maxChars: options.maxInstructionsChars,
       });
-      const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}\n\n${summary}`;
+      // Where tools of other MCP servers go through the dispatcher, say so once (docs/upstreams.md).
+      const dispatched =
+        (audience.disclosure === 'catalog' || audience.disclosure === 'universal') &&
+        entries.some((e) => e.usesUpstreams)
+          ? ` Tools of other MCP servers that a skill uses are called with ${CALL_SKILL_TOOL}, exactly as its instructions print.`
+          : '';
+      const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}${dispatched}\n\n${summary}`;
       perCatalog.set(key, text);
       return text;
     },

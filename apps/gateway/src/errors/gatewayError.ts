@@ -60,6 +60,8 @@ export class GatewayError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** Extra members of the JSON-RPC error's `data` (e.g. the supported revisions of -32022). */
   readonly data: Readonly<Record<string, unknown>>;
+  /** The id of the request refused, when it is known before the request body is (a body refused at parse). */
+  readonly requestId: string | number | null | undefined;
 
   constructor(
     code: GatewayErrorCode,
@@ -68,6 +70,7 @@ export class GatewayError extends Error {
       cause?: unknown;
       headers?: Readonly<Record<string, string>>;
       data?: Readonly<Record<string, unknown>>;
+      requestId?: string | number | null;
     },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -77,6 +80,7 @@ export class GatewayError extends Error {
     this.rpcCode = MAPPINGS[code].rpcCode;
     this.headers = options?.headers ?? {};
     this.data = options?.data ?? {};
+    this.requestId = options?.requestId;
   }
 
   /** The JSON-RPC error body sent for this error (id null when the request id is unknown). */

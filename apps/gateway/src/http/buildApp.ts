@@ -16,9 +16,12 @@ import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
+import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
+import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
+import { exceedsJsonBounds } from './exceedsJsonBounds.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
 import { serverTimeouts } from './serverTimeouts.js';
@@ -45,6 +48,8 @@ export interface AppDeps {
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
   readonly isDraining: () => boolean;
+  /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
+  readonly upstreams?: () => readonly UpstreamReadiness[];
 }
 
 const CORS_HEADERS = {
@@ -177,6 +182,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onDropped: () => runtime.metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
   app.decorateRequest('principal', null);
+  const listenStreams = createListenStreams({
+    maxTotal: config.server.max_listen_streams,
+    maxPerPrincipal: config.server.max_listen_streams_per_principal,
+  });
+  const jsonBounds = { maxDepth: config.server.max_json_depth, maxKeys: config.server.max_json_keys };
 
   // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
   app.removeAllContentTypeParsers();
@@ -189,14 +199,29 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch (error) {
-      done(
+      return done(
         new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
         undefined,
       );
     }
+    // Width and depth are bounded here, before any SDK code validates the message (docs/limits.md).
+    const exceeded = exceedsJsonBounds(parsed, jsonBounds);
+    if (exceeded === undefined) return done(null, parsed);
+    const id = Array.isArray(parsed) ? null : requestIdOf(parsed);
+    const method = Array.isArray(parsed) ? undefined : (parsed as { method?: unknown } | null)?.method;
+    // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
+    done(
+      typeof method === 'string' && id !== null
+        ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${exceeded}`, {
+            requestId: id,
+          })
+        : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${exceeded}`),
+      undefined,
+    );
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -208,7 +233,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply
       .code(mapped.status)
       .headers(mapped.headers)
-      .send(mapped.toJsonRpc(requestIdOf(request.body)));
+      .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -218,6 +243,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       status: 'ready',
       skills: runtime.catalogs.current.skills.size,
       sandbox: runtime.runner.isolation ?? null,
+      upstreams: deps.upstreams?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {
@@ -320,6 +346,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (Array.isArray(body)) for (let i = 1; i < body.length; i++) await chargeRateLimit(principal);
       const sessionId = request.headers['mcp-session-id'];
       const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
+      if (route.era === 'modern' && route.listen) {
+        // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
+        reply.raw.once('close', listenStreams.acquire(principal));
+      }
       // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         if (value !== undefined) reply.raw.setHeader(name, value);
@@ -378,11 +408,27 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
       throw unsupportedRevision(outcome.classification.revision ?? 'unknown', MODERN_REVISIONS);
     }
+    if (
+      outcome.kind === 'modern' &&
+      outcome.messageKind === 'request' &&
+      outcome.message.method === 'tools/list' &&
+      outcome.message.params?.cursor !== undefined
+    ) {
+      // The tool list is one page: no cursor names a page of it, so any cursor is refused at once instead of
+      // taking the SDK's slow path (docs/limits.md, "Cursors").
+      throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
+    }
     if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
       const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;
       return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method, cursor };
     }
-    if (outcome.kind !== 'legacy') return { era: 'modern' as const };
+    if (outcome.kind !== 'legacy') {
+      const listen =
+        outcome.kind === 'modern' &&
+        outcome.messageKind === 'request' &&
+        outcome.message.method === 'subscriptions/listen';
+      return { era: 'modern' as const, listen };
+    }
     const version = header('mcp-protocol-version');
     if (version !== undefined && !ALL_REVISIONS.includes(version))
       throw unsupportedRevision(version, ALL_REVISIONS);

@@ -35,6 +35,9 @@ export function registerToolHandlers(
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
     let upstream: Record<string, string> = {};
+    // Progress notifications still being written: the result waits for them, so none arrives after it
+    // (a client drops progress of a request it already has the answer to).
+    const progressSent: Array<Promise<void>> = [];
     try {
       const progressToken = request.params._meta?.progressToken;
       // Echoed in every progress notification, about once a second for as long as the script runs.
@@ -64,17 +67,19 @@ export function registerToolHandlers(
           : {
               // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
               forwardProgress: (p) => {
-                ctx.mcpReq
-                  .notify({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken,
-                      progress: p.progress,
-                      ...(p.total === undefined ? {} : { total: p.total }),
-                      ...(p.message === undefined ? {} : { message: p.message }),
-                    },
-                  })
-                  .catch(() => {});
+                progressSent.push(
+                  ctx.mcpReq
+                    .notify({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken,
+                        progress: p.progress,
+                        ...(p.total === undefined ? {} : { total: p.total }),
+                        ...(p.message === undefined ? {} : { message: p.message }),
+                      },
+                    })
+                    .catch(() => {}),
+                );
               },
               reportProgress: (p: RunProgress) => {
                 ctx.mcpReq
@@ -91,6 +96,7 @@ export function registerToolHandlers(
               },
             }),
       });
+      await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
       if (done.upstream !== undefined) {
@@ -125,6 +131,13 @@ export function registerToolHandlers(
       end();
       const duration_ms = Math.round(performance.now() - started);
       runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      if (upstream.upstream !== undefined) {
+        // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
+        runtime.metrics.observeUpstreamCall(duration_ms / 1000, {
+          upstream: upstream.upstream,
+          outcome: upstream.reason ?? outcome,
+        });
+      }
       runtime.log.info(
         {
           audit: 'tool_call',

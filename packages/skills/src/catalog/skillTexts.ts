@@ -75,12 +75,19 @@ function dispatchedCallsSection(skill: Skill, part: UpstreamPart): string | unde
 }
 
 /** Joins the sections that exist after the body; a skill with neither files nor upstream tools says so. */
-function compose(skill: Skill, files: string | undefined, calls: string | undefined): string {
+function compose(
+  skill: Skill,
+  files: string | undefined,
+  calls: string | undefined,
+  part: UpstreamPart,
+): string {
   const sections = [files, calls].filter((s): s is string => s !== undefined);
-  return withBody(
-    skill,
-    sections.length === 0 ? `Skill "${skill.name}" has no files.` : sections.join('\n\n'),
-  );
+  if (sections.length > 0) return withBody(skill, sections.join('\n\n'));
+  const none =
+    part.upstreams.length === 0
+      ? `Skill "${skill.name}" has no files.`
+      : `Skill "${skill.name}" has no files and its upstreams expose no tools right now.`;
+  return withBody(skill, none);
 }
 
 /**
@@ -93,7 +100,7 @@ export function getInfoText(
   part: UpstreamPart = NO_UPSTREAMS,
 ): string {
   const calls = namedCallsSection(skill, part);
-  if (tools.length === 0) return compose(skill, undefined, calls);
+  if (tools.length === 0) return compose(skill, undefined, calls, part);
   const lines = tools.map(
     (t) => `- ${t.definition.name}: ${t.kind} ${t.path}; input ${JSON.stringify(t.definition.inputSchema)}`,
   );
@@ -102,7 +109,12 @@ export function getInfoText(
       `Background jobs: poll ${ASYNC_STATUS_TOOL} {"job_id":"..."}, stop ${ASYNC_CANCEL_TOOL} {"job_id":"..."}.`,
     );
   }
-  return compose(skill, `## Tools of skill "${skill.name}" (call by exact name)\n${lines.join('\n')}`, calls);
+  return compose(
+    skill,
+    `## Tools of skill "${skill.name}" (call by exact name)\n${lines.join('\n')}`,
+    calls,
+    part,
+  );
 }
 
 /**
@@ -116,7 +128,7 @@ export function catalogInfoText(
   part: UpstreamPart = NO_UPSTREAMS,
 ): string {
   const calls = dispatchedCallsSection(skill, part);
-  if (skill.files.length === 0) return compose(skill, undefined, calls);
+  if (skill.files.length === 0) return compose(skill, undefined, calls, part);
   const name = JSON.stringify(skill.name);
   const lines: string[] = [];
   for (const f of skill.files) {
@@ -141,6 +153,7 @@ export function catalogInfoText(
     skill,
     `## Files of skill "${skill.name}" (call exactly as shown)\n${lines.join('\n')}`,
     calls,
+    part,
   );
 }
 
@@ -151,7 +164,7 @@ export function loadSkillText(
   part: UpstreamPart = NO_UPSTREAMS,
 ): string {
   const calls = dispatchedCallsSection(skill, part);
-  if (skill.files.length === 0) return compose(skill, undefined, calls);
+  if (skill.files.length === 0) return compose(skill, undefined, calls, part);
   const lines = skill.files.map((f) => `- ${f.path} (${f.size} bytes${f.isScript ? ', script' : ''})`);
   const name = JSON.stringify(skill.name);
   lines.push(`Read a file with ${READ_SKILL_FILE_TOOL} {"skill":${name},"path":"<path>"}.`);
@@ -161,5 +174,5 @@ export function loadSkillText(
       `Run a script with ${RUN_SKILL_SCRIPT_TOOL} {"skill":${name},"path":"<path>","args":[]}.${async}`,
     );
   }
-  return compose(skill, `## Files of skill "${skill.name}"\n${lines.join('\n')}`, calls);
+  return compose(skill, `## Files of skill "${skill.name}"\n${lines.join('\n')}`, calls, part);
 }
