@@ -13,6 +13,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import { createListenStreams } from '../modern/listenStreams.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   readonly originPolicy: OriginPolicy;
   /** Per-principal budgets (shared by every replica with the Redis backend). */
   readonly rateLimiter: RateLimiter;
+  /** Who a request comes from: static tokens and OAuth access tokens (docs/auth.md). */
+  readonly bearerAuth: BearerAuth;
   /** True once the catalog is loaded and until shutdown starts. */
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
@@ -253,6 +256,35 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   const path = config.server.path;
+  // Protected Resource Metadata (RFC 9728): path-aware, and at the root for clients that look there.
+  if (deps.bearerAuth.oauthEnabled) {
+    const metadataHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const document = deps.bearerAuth.metadata(`${request.protocol}://${request.host}`);
+      return reply
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Cache-Control', 'max-age=3600')
+        .send(document);
+    };
+    const metadataPaths = [
+      ...new Set([
+        `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`,
+        '/.well-known/oauth-protected-resource',
+      ]),
+    ];
+    for (const url of metadataPaths) {
+      app.get(url, metadataHandler);
+      app.options(url, async (_request, reply) =>
+        reply
+          .code(204)
+          .headers({
+            'Access-Control-Allow-Origin': '*',
+            'Access-Control-Allow-Methods': 'GET, OPTIONS',
+            'Access-Control-Allow-Headers': 'MCP-Protocol-Version',
+          })
+          .send(),
+      );
+    }
+  }
   const chargeRateLimit = async (principal: Principal): Promise<void> => {
     const retryAfter = await deps.rateLimiter.take(principal.id);
     if (retryAfter > 0) {
@@ -272,7 +304,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (origin !== undefined)
       void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
     if (request.method === 'OPTIONS') return;
-    const principal = runtime.policy.authenticate(request.headers.authorization);
+    const principal = await deps.bearerAuth.authenticate({
+      authorization: request.headers.authorization,
+      url: request.url,
+      origin: `${request.protocol}://${request.host}`,
+    });
     request.principal = principal;
     // Every later log line of this request (including "request completed") names the principal.
     if (request.log.level !== 'silent') {
