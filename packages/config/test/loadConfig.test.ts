@@ -44,6 +44,7 @@ describe('loadConfig from a file', () => {
         send_timeout_seconds: 45,
         max_connections: 500,
         max_connections_per_address: 32,
+        public_url: 'https://mcp.example.com:8443',
         transport: 'sdk',
       },
       skills: {
@@ -101,6 +102,23 @@ describe('loadConfig from a file', () => {
         ],
         allow_anonymous: true,
         anonymous_skills: ['public-*'],
+        oauth: {
+          issuer: 'https://idp.example.com/realms/agents',
+          audience: 'https://mcp.example.com:8443/gateway/mcp',
+          jwks_uri: 'https://idp.example.com/realms/agents/certs',
+          principal_claim: 'azp',
+          scopes_supported: ['mcp', 'skills:pdf'],
+          required_scopes: ['mcp'],
+          grants: [
+            { scope: 'skills:pdf', skills: ['pdf-*'] },
+            { claim: { name: 'groups', value: 'ops' }, skills: ['*'] },
+          ],
+          introspection: {
+            endpoint: 'https://idp.example.com/introspect',
+            client_id_env: 'GW_CLIENT_ID',
+            client_secret_env: 'GW_CLIENT_SECRET',
+          },
+        },
       },
       rate_limit: { requests_per_second: 0, burst: 10 },
       state: { backend: 'redis', redis_url_env: 'TEAM_REDIS_URL', key_prefix: 'team-a:' },
