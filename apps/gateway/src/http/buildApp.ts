@@ -21,9 +21,9 @@ import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
 import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
-import { exceedsJsonBounds } from './exceedsJsonBounds.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
+import { scanJsonShape } from './scanJsonShape.js';
 import { serverTimeouts } from './serverTimeouts.js';
 
 declare module 'fastify' {
@@ -199,29 +199,28 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
+    // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
+    const shape = scanJsonShape(text, jsonBounds);
+    if (shape.exceeded !== undefined) {
+      // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
+      const id = shape.id;
       return done(
+        shape.method !== undefined && id !== undefined && (typeof id === 'string' || Number.isInteger(id))
+          ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${shape.exceeded}`, {
+              requestId: id,
+            })
+          : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${shape.exceeded}`),
+        undefined,
+      );
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(
         new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
         undefined,
       );
     }
-    // Width and depth are bounded here, before any SDK code validates the message (docs/limits.md).
-    const exceeded = exceedsJsonBounds(parsed, jsonBounds);
-    if (exceeded === undefined) return done(null, parsed);
-    const id = Array.isArray(parsed) ? null : requestIdOf(parsed);
-    const method = Array.isArray(parsed) ? undefined : (parsed as { method?: unknown } | null)?.method;
-    // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
-    done(
-      typeof method === 'string' && id !== null
-        ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${exceeded}`, {
-            requestId: id,
-          })
-        : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${exceeded}`),
-      undefined,
-    );
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -239,9 +238,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
+    const catalog = runtime.catalogs.current;
+    // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
+    // is never silent.
+    const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
     return {
       status: 'ready',
-      skills: runtime.catalogs.current.skills.size,
+      skills: catalog.skills.size,
+      ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
       sandbox: runtime.runner.isolation ?? null,
       upstreams: deps.upstreams?.() ?? [],
     };
