@@ -47,9 +47,12 @@ export function toGatewayError(error: unknown, internalMessage = INTERNAL_MESSAG
         break;
     }
   }
+  // The gateway-wide session cap (a principal's own cap evicts its longest-idle session instead).
   if (error instanceof SessionError) {
-    const code = error.code === 'PRINCIPAL_SESSION_LIMIT' ? 'RATE_LIMITED' : 'SESSION_LIMIT';
-    return new GatewayError(code, error.message, { cause: error, headers: { 'Retry-After': '30' } });
+    return new GatewayError('SESSION_LIMIT', error.message, {
+      cause: error,
+      headers: { 'Retry-After': '30' },
+    });
   }
   if (error instanceof Error && 'code' in error && typeof error.code === 'string') {
     const code = FASTIFY_ERRORS[error.code];

@@ -13,6 +13,7 @@ import { createMcpServer } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
+import { createRelistWatch } from './relistWatch.js';
 import { replayInitialize } from './replayInitialize.js';
 
 /** A 2025-era session's live protocol objects (the store holds its state). */
@@ -104,7 +105,20 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
           });
     // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
     transport.onclose = () => forget(record);
-    const server = createMcpServer(runtime, audience);
+    const relist = createRelistWatch({
+      waitMs: runtime.config.sessions.relist_wait_ms,
+      graceMs: runtime.config.sessions.relist_grace_ms,
+      onOutcome: (outcome, heldMs) => {
+        runtime.metrics.inc('skillgate_get_info_holds_total', { outcome });
+        if (outcome === 'timeout' && relist.relists === false) {
+          runtime.log.info(
+            { session: audience.sessionId, held_ms: heldMs },
+            'session did not re-list after list_changed: its get_info results are no longer held',
+          );
+        }
+      },
+    });
+    const server = createMcpServer(runtime, audience, { relist });
     await server.connect(transport);
     return { record, principal, audience, transport, server };
   };
@@ -169,8 +183,21 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.id}` : id,
         createdAt: Date.now(),
       };
-      // A session cap (SessionError) becomes 503 or 429 in the one error translation (errors/toGatewayError.ts).
-      await runtime.store.create(record);
+      let evicted: SessionRecord | undefined;
+      // A session cap (SessionError) becomes 503 in the one error translation (errors/toGatewayError.ts).
+      evicted = await runtime.store.create(record);
+      if (evicted !== undefined) {
+        // At sessions.max_per_principal the principal's longest-idle session made room (clients that open a
+        // session per command and never DELETE it would otherwise lock their principal out). Its copy here
+        // closes like a deleted one; with Redis, every replica closes its copy on the store's notice.
+        await closeCopy(evicted.id, 'deleted');
+        if (evicted.scopeKey === evicted.id) runtime.jobs.dropOwner(evicted.id);
+        runtime.metrics.inc('skillgate_sessions_evicted_total');
+        runtime.log.info(
+          { session: evicted.id, principal: principal.name, client: evicted.client, for_session: id },
+          "session closed: its principal reached sessions.max_per_principal and it was the principal's longest idle",
+        );
+      }
       const session = await build(record, principal);
       live.set(id, session);
       runtime.metrics.inc('skillgate_sessions_created_total');

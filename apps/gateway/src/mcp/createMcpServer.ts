@@ -1,5 +1,6 @@
 import { McpServer, type Server } from '@modelcontextprotocol/server';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { RelistWatch } from '../legacy/relistWatch.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
 import { registerToolHandlers } from '../tools/toolHandlers.js';
@@ -11,6 +12,8 @@ export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
 export interface McpServerOptions {
   /** 2026-07-28 cache fields (`ttlMs`, `cacheScope`) of the list results; none on 2025-era sessions. */
   readonly cache?: { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' };
+  /** A 2025-era session's wait for the client's re-list after list_changed (legacy/relistWatch.ts). */
+  readonly relist?: RelistWatch;
 }
 
 /**
@@ -25,7 +28,7 @@ export function createMcpServer(
   audience: Audience,
   options: McpServerOptions = {},
 ): Server {
-  const { cache } = options;
+  const { cache, relist } = options;
   const mcp = new McpServer(SERVER_INFO, {
     instructions: runtime.disclosure.instructions(runtime.catalogs.current, audience),
     ...(cache === undefined
@@ -41,7 +44,7 @@ export function createMcpServer(
         }),
   });
   mcp.server.registerCapabilities({ tools: { listChanged: true } });
-  registerToolHandlers(mcp.server, runtime, audience);
+  registerToolHandlers(mcp.server, runtime, audience, relist === undefined ? {} : { relist });
   skillsServiceOf(runtime).attach(mcp, audience.principal);
   return mcp.server;
 }

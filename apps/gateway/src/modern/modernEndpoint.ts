@@ -6,7 +6,7 @@ import {
   type McpHttpHandler,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import type { Principal } from '../auth/accessPolicy.js';
+import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, SERVER_INFO } from '../mcp/createMcpServer.js';
 import { type CatalogMemo, createCatalogMemo } from '../reload/catalogMemo.js';
@@ -91,7 +91,7 @@ export function createModernEndpoint(
     // No sessions in this era: jobs belong to the principal that started them.
     scopeKey: `principal:${principal.id}`,
   });
-  // JSON answers rendered once per (catalog, key); keys start with the principal's id.
+  // JSON answers rendered once per (catalog, key); keys start with the principal's view key.
   const listResults = createCatalogMemo<string>();
   const skillsResults = createCatalogMemo<string>();
   const renderedOnce = (memo: CatalogMemo<string>, key: string, render: () => string): string =>
@@ -111,7 +111,7 @@ export function createModernEndpoint(
       await serve(req, res, body);
     },
     listResult(principal) {
-      return renderedOnce(listResults, principal.id, () => {
+      return renderedOnce(listResults, viewKeyOf(principal), () => {
         const catalog = runtime.catalogs.current;
         // The modern list never depends on unlocks, so the view needs no store access.
         const tools = runtime.disclosure.listToolsWithoutUnlocks(catalog, audienceOf(principal));
@@ -128,7 +128,7 @@ export function createModernEndpoint(
       const entries = skills.view(principal).entries;
       const start = pageStartOf(entries, cursor);
       if (start === undefined) return undefined;
-      return renderedOnce(skillsResults, `${principal.id}\0${start}`, () => {
+      return renderedOnce(skillsResults, `${viewKeyOf(principal)}\0${start}`, () => {
         const page = skillsPage(entries, cursor);
         return JSON.stringify({
           skills: page.skills,

@@ -1,7 +1,7 @@
 import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
-import type { Principal } from '../auth/accessPolicy.js';
+import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createCatalogMemo } from '../reload/catalogMemo.js';
 
@@ -35,7 +35,7 @@ export function skillsViewOf(
   catalog: Catalog,
   principal: Principal,
 ): SkillsView {
-  return views(catalog, principal.id, () => buildView(disclosure, catalog, principal));
+  return views(catalog, viewKeyOf(principal), () => buildView(disclosure, catalog, principal));
 }
 
 function buildView(
