@@ -18,6 +18,7 @@ import { limitConnections } from './connections/limitConnections.js';
 import { serverTimeouts } from './connections/serverTimeouts.js';
 import { GatewayError } from './gatewayError.js';
 import type { LiveSessions } from './liveSessions.js';
+import { RequestLogController } from './logging/requestLogController.js';
 import type { ModernEndpoint } from './modern/modernEndpoint.js';
 import type { OriginPolicy } from './requestGuards.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -146,6 +147,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const { config } = runtime;
   const app = Fastify({
     loggerInstance: runtime.log,
+    logController: new RequestLogController(),
     bodyLimit: config.server.body_limit_bytes,
     trustProxy: config.server.trust_proxy,
     genReqId: () => randomUUID(),

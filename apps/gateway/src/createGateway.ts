@@ -1,4 +1,4 @@
-import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import { ConfigError, type LogFormat, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
 import { createJobRegistry, createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -27,7 +27,7 @@ export interface GatewayOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Logger to use as is (it owns its redaction) instead of the gateway's redacting JSON logger. */
   readonly logger?: FastifyBaseLogger;
-  /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
+  /** Where the gateway's own (redacting) logger writes its lines; default stdout. */
   readonly logDestination?: DestinationStream;
 }
 
@@ -40,6 +40,12 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** `auto` is pretty when the lines go to stdout and stdout is a terminal (a person reads them), else JSON. */
+function logFormat(format: LogFormat, options: GatewayOptions): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return options.logDestination === undefined && process.stdout.isTTY === true ? 'pretty' : 'json';
+}
+
 /** Assembles a gateway from a validated config: loads the catalog, builds stores, runner and app. */
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
@@ -49,6 +55,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     options.logger ??
     createGatewayLogger({
       level: config.logging.level,
+      format: logFormat(config.logging.format, options),
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
