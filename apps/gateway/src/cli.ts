@@ -84,7 +84,7 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
   const gateway = await createGateway(config);
   const path = config.server.path;
   // Fastify logs one line per address it listens on; naming the MCP endpoint makes it the only such line.
-  await gateway.app
+  const address = await gateway.app
     .listen({
       host: config.server.host,
       port: config.server.port,
@@ -97,7 +97,7 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
     });
   const skills = gateway.runtime.catalogs.current.skills.size;
   gateway.runtime.log.info(
-    { skills, disclosure: config.skills.disclosure },
+    { address, path, skills, disclosure: config.skills.disclosure },
     `serving ${skills} skills (${config.skills.disclosure} disclosure)`,
   );
   let stoppingSince: number | undefined;
