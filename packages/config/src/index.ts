@@ -7,6 +7,7 @@ export type {
   ClientProfile,
   LogFormat,
   LogLevel,
+  OAuthConfig,
   SkillgateConfig,
   TokenConfig,
   UpstreamConfig,

@@ -1,6 +1,13 @@
 export { createScriptRunner } from './createScriptRunner.js';
-export { type ProbeOptions, probeSandbox } from './probeSandbox.js';
+export { type LaunchSpec, launchCommand } from './launchCommand.js';
+export {
+  createProcessGuard,
+  type ProcessGuard,
+  type ProcessGuardOptions,
+  type RunCgroup,
+} from './processGuard.js';
 export { RunnerError } from './runnerError.js';
+export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
 export type {
   IsolationReport,
   LimitName,

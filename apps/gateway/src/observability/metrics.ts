@@ -1,0 +1,222 @@
+import type { JobEnd } from '@skillgate/state';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Label values of one series. */
+export type Labels = Readonly<Record<string, string>>;
+
+const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/** Prometheus metrics of the gateway, rendered as text exposition format. */
+export interface Metrics {
+  /** Adds 1 (or n) to a counter series. */
+  inc(name: CounterName, labels?: Labels, n?: number): void;
+  /** Records a script duration in seconds. */
+  observeScriptDuration(seconds: number, labels: Labels): void;
+  /** Counts one upstream call by upstream and outcome, with its duration (docs/upstreams.md). */
+  observeUpstreamCall(seconds: number, labels: { readonly upstream: string; readonly outcome: string }): void;
+  /** Prometheus text; gauges are read at scrape time, the figures shared by replicas from a short cache. */
+  render(gauges: Readonly<Record<GaugeName, number>>): Promise<string>;
+}
+
+/** Every counter the gateway exports. */
+export type CounterName =
+  | 'skillgate_tool_calls_total'
+  | 'skillgate_unlocks_total'
+  | 'skillgate_script_runs_total'
+  | 'skillgate_rejected_requests_total'
+  | 'skillgate_rejected_connections_total'
+  | 'skillgate_sessions_created_total'
+  | 'skillgate_sessions_restored_total'
+  | 'skillgate_catalog_reloads_total'
+  | 'skillgate_get_info_holds_total'
+  | 'skillgate_sessions_evicted_total'
+  | 'skillgate_upstream_calls_total';
+
+/** Every gauge the gateway exports. */
+export type GaugeName =
+  | 'skillgate_sessions_open'
+  | 'skillgate_scripts_running'
+  | 'skillgate_scripts_queued'
+  | 'skillgate_skills_loaded';
+
+/** Figures of every replica sharing the state backend (with `memory`, this process's own). */
+export interface SharedFigures {
+  readonly sessionsOpen: number;
+  readonly jobsRunning: number;
+}
+
+/** Options of createMetrics. */
+export interface MetricsOptions {
+  /** Async jobs running on this replica. */
+  readonly localJobsRunning?: () => number;
+  /** Reads the shared figures from the store; a failure leaves them out of that scrape. */
+  readonly sharedFigures?: () => Promise<SharedFigures>;
+  /** How long shared figures are reused, so frequent scrapes of many replicas cost the store little. */
+  readonly sharedCacheMs?: number;
+  /** Each upstream's state, read at scrape time for skillgate_upstream_up. */
+  readonly upstreams?: () => readonly { readonly id: string; readonly state: string }[];
+  /** Also export prom-client's process and Node.js metrics (default true). */
+  readonly processMetrics?: boolean;
+}
+
+type HistogramName = 'skillgate_script_duration_seconds' | 'skillgate_upstream_call_duration_seconds';
+
+const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = {
+  skillgate_tool_calls_total: 'Tool calls by kind and outcome.',
+  skillgate_unlocks_total: 'First unlocks of a skill in a session.',
+  skillgate_script_runs_total: 'Finished script runs by status.',
+  skillgate_rejected_requests_total: 'HTTP requests rejected by reason.',
+  skillgate_rejected_connections_total: 'TCP connections closed on accept by reason (connection caps).',
+  skillgate_sessions_created_total: 'MCP sessions created.',
+  skillgate_sessions_restored_total:
+    'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
+  skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
+  skillgate_get_info_holds_total:
+    'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
+  skillgate_sessions_evicted_total:
+    "Longest-idle sessions closed to admit a principal's new one at sessions.max_per_principal.",
+  skillgate_sessions_open: 'MCP sessions open now.',
+  skillgate_scripts_running: 'Scripts running now.',
+  skillgate_scripts_queued: 'Script runs waiting for a slot.',
+  skillgate_skills_loaded: 'Skills in the current catalog.',
+  skillgate_script_duration_seconds: 'Script run duration.',
+  skillgate_upstream_calls_total: 'Calls of upstream MCP tools by upstream and outcome.',
+  skillgate_upstream_call_duration_seconds: 'Duration of calls of upstream MCP tools, by upstream.',
+};
+
+// Labels are written in name order, whatever order a caller gave them in.
+const sorted = (labels: Labels): Record<string, string> =>
+  Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * Creates the gateway's metrics on prom-client, in a registry of its own (several gateways may share a
+ * process in tests). A counter or histogram is created on first use, with the label names of that use, so
+ * a series appears once it has a value. Label sets stay small (kinds, outcomes, reasons), never tool names.
+ */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const counters = new Map<CounterName, Counter>();
+  const durations: { histogram?: Histogram } = {};
+  const upstreamDurations = new Histogram({
+    name: 'skillgate_upstream_call_duration_seconds',
+    help: HELP.skillgate_upstream_call_duration_seconds,
+    labelNames: ['upstream'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  if (options.upstreams !== undefined) {
+    const read = options.upstreams;
+    new Gauge({
+      name: 'skillgate_upstream_up',
+      help: 'Whether an upstream MCP server is connected (1) or not (0).',
+      labelNames: ['upstream'],
+      registers: [registry],
+      collect() {
+        // Upstream ids come from the config, so the series are as few as the configured upstreams.
+        this.reset();
+        for (const upstream of read())
+          this.set({ upstream: upstream.id }, upstream.state === 'ready' ? 1 : 0);
+      },
+    });
+  }
+
+  const gauges = new Map<GaugeName, Gauge>();
+  const gauge = (name: GaugeName): Gauge => {
+    let found = gauges.get(name);
+    if (found === undefined) {
+      found = new Gauge({ name, help: HELP[name], registers: [registry] });
+      gauges.set(name, found);
+    }
+    return found;
+  };
+  if (options.localJobsRunning !== undefined) {
+    const read = options.localJobsRunning;
+    new Gauge({
+      name: 'skillgate_jobs_running',
+      help: 'Async jobs running on this replica.',
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  // The shared figures live in a registry of their own: one that cannot be read is left out, not reported 0.
+  const shared = new Registry();
+  const sharedSessions = new Gauge({
+    name: 'skillgate_shared_sessions_open',
+    help: 'Sessions open across every replica sharing the state backend.',
+    registers: [shared],
+  });
+  const sharedJobs = new Gauge({
+    name: 'skillgate_shared_jobs_running',
+    help: 'Async jobs running across every replica sharing the state backend.',
+    registers: [shared],
+  });
+  const cacheMs = options.sharedCacheMs ?? 2000;
+  let cached: { readonly at: number; readonly figures: Promise<SharedFigures | undefined> } | undefined;
+  const sharedText = async (): Promise<string> => {
+    const read = options.sharedFigures;
+    if (read === undefined) return '';
+    const now = Date.now();
+    if (cached === undefined || now - cached.at >= cacheMs) {
+      // Concurrent scrapes share one read; a failed read is not kept past this scrape's cache window.
+      cached = { at: now, figures: read().catch(() => undefined) };
+    }
+    const figures = await cached.figures;
+    if (figures === undefined) return '';
+    sharedSessions.set(figures.sessionsOpen);
+    sharedJobs.set(figures.jobsRunning);
+    return shared.metrics();
+  };
+
+  const inc: Metrics['inc'] = (name, labels, n = 1) => {
+    let counter = counters.get(name);
+    if (counter === undefined) {
+      const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
+      counter = new Counter({ name, help: HELP[name], labelNames, registers: [registry] });
+      counters.set(name, counter);
+    }
+    if (labels === undefined) counter.inc(n);
+    else counter.inc(sorted(labels), n);
+  };
+  return {
+    inc,
+    observeScriptDuration(seconds, labels) {
+      if (durations.histogram === undefined) {
+        durations.histogram = new Histogram({
+          name: 'skillgate_script_duration_seconds',
+          help: HELP.skillgate_script_duration_seconds,
+          labelNames: Object.keys(labels).sort(),
+          buckets: DURATION_BUCKETS,
+          registers: [registry],
+        });
+      }
+      durations.histogram.observe(sorted(labels), seconds);
+    },
+    observeUpstreamCall(seconds, labels) {
+      inc('skillgate_upstream_calls_total', { upstream: labels.upstream, outcome: labels.outcome });
+      upstreamDurations.observe({ upstream: labels.upstream }, seconds);
+    },
+    async render(values) {
+      for (const name of Object.keys(values) as GaugeName[]) gauge(name).set(values[name]);
+      const [own, across] = await Promise.all([registry.metrics(), sharedText()]);
+      return across === '' ? own : `${own}\n${across}`;
+    },
+  };
+}
+
+/** Counts an async job that ended on this replica like a finished run, with its duration (mode async). */
+export function countJobEnd(metrics: Metrics, end: JobEnd): void {
+  const status =
+    end.state === 'exited'
+      ? end.exitCode === 0
+        ? 'ok'
+        : end.signal !== null
+          ? 'killed'
+          : 'nonzero'
+      : end.state;
+  metrics.inc('skillgate_script_runs_total', { status });
+  metrics.observeScriptDuration(end.durationMs / 1000, { mode: 'async' });
+}

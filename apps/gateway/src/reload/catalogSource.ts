@@ -1,0 +1,149 @@
+import { sep } from 'node:path';
+import type { SkillgateConfig } from '@skillgate/config';
+import {
+  type Catalog,
+  createCatalog,
+  createCatalogInSlices,
+  type LoadResult,
+  type LoadSkillsOptions,
+  loadSkills,
+  type Problem,
+  type Skill,
+  type UpstreamSnapshot,
+} from '@skillgate/skills';
+
+/** Holds the current catalog; a reload swaps it atomically, so in-flight calls keep the one they started with. */
+export interface CatalogSource {
+  readonly current: Catalog;
+  /** Reloads every root and swaps the new catalog in. */
+  reload(): Promise<Catalog>;
+  /** Called after every swap with the old and the new catalog. */
+  onChange(listener: (previous: Catalog, next: Catalog) => void): void;
+}
+
+/**
+ * What the config alone says of each upstream, before any connection: enough to name auto skills and check
+ * bindings (`skillgate validate`), with no tools yet.
+ */
+export const configuredUpstreams = (config: SkillgateConfig): UpstreamSnapshot[] =>
+  config.upstreams.map((u) => ({
+    id: u.id,
+    skill: u.skill,
+    ...(u.description === undefined ? {} : { description: u.description }),
+    state: 'connecting',
+    tools: [],
+  }));
+
+const catalogOptions = (
+  config: SkillgateConfig,
+  problems: readonly Problem[],
+  upstreams: readonly UpstreamSnapshot[],
+) => ({
+  maxNameLength: config.tools.max_name_length,
+  asyncEnabled: config.skills.async_enabled,
+  maxTimeoutSeconds: config.scripts.max_timeout,
+  argumentLimits: {
+    maxArgs: config.scripts.max_args,
+    maxArgBytes: config.scripts.max_arg_bytes,
+    maxStdinBytes: config.scripts.max_stdin_bytes,
+  },
+  problems,
+  upstreams,
+});
+
+// The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
+const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
+  roots: config.skills.roots,
+  validation: config.skills.validation,
+  interpreterExtensions: Object.keys(config.scripts.interpreters),
+  maxSkillMdBytes: config.skills.max_skill_md_bytes,
+  maxDescriptionChars: config.skills.max_description_chars,
+});
+
+/**
+ * Builds a catalog from the configured roots and upstreams (docs/disclosure.md for what it lists); without
+ * snapshots of connected upstreams, from what the config says of them.
+ */
+export async function buildCatalog(
+  config: SkillgateConfig,
+  upstreams: readonly UpstreamSnapshot[] = configuredUpstreams(config),
+): Promise<Catalog> {
+  const { skills, problems } = await loadSkills(loadOptions(config));
+  return createCatalog(skills, catalogOptions(config, problems, upstreams));
+}
+
+const isInside = (file: string, dir: string): boolean => file === dir || file.startsWith(dir + sep);
+
+/**
+ * A skill that was served before and whose directory now only yields errors (a broken edit) keeps its
+ * last good version, so one bad save does not take a skill away from every agent using it.
+ */
+export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult {
+  const names = new Set(loaded.skills.map((s) => s.name));
+  const kept: Skill[] = [];
+  const problems = [...loaded.problems];
+  for (const { skill, upstream } of previous.skills.values()) {
+    // An upstream's auto skill comes from its snapshot, not from a folder: nothing to keep.
+    if (upstream !== undefined || names.has(skill.name)) continue;
+    // A SKILL.md that vanished is a warning in lenient mode, but mid-edit it is a broken skill too.
+    const broken = loaded.problems.some(
+      (p) => (p.severity === 'error' || p.code === 'SKILL_MD_MISSING') && isInside(p.file, skill.dir),
+    );
+    if (!broken) continue;
+    kept.push(skill);
+    problems.push({
+      severity: 'warning',
+      code: 'SKILL_KEPT_LAST_GOOD',
+      file: skill.dir,
+      skill: skill.name,
+      reason: `the edited skill does not load; still serving its last good version`,
+    });
+  }
+  return { skills: [...loaded.skills, ...kept], problems };
+}
+
+/** Options of createCatalogSource. */
+export interface CatalogSourceOptions {
+  /** The upstream pool's snapshots now (docs/upstreams.md); default: what the config says, no tools. */
+  readonly upstreams?: () => readonly UpstreamSnapshot[];
+  /** Called when a reload has read its skills and starts building the catalog from them. */
+  readonly onBuilding?: (skills: number) => void;
+}
+
+/**
+ * Loads the catalog once and returns a source that can reload it; every build (the first and each reload,
+ * for a skill edit or an upstream change alike) takes the upstreams' snapshots of that moment.
+ */
+export async function createCatalogSource(
+  config: SkillgateConfig,
+  options: CatalogSourceOptions = {},
+): Promise<CatalogSource> {
+  const upstreams = options.upstreams ?? (() => configuredUpstreams(config));
+  let current = await buildCatalog(config, upstreams());
+  const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
+  let pending: Promise<Catalog> = Promise.resolve(current);
+  const reloadOnce = async (): Promise<Catalog> => {
+    const loaded = await loadSkills(loadOptions(config));
+    const { skills, problems } = keepLastGood(current, loaded);
+    options.onBuilding?.(skills.length);
+    // In slices: every client is served while a large catalog is rebuilt (docs/limits.md, "Reloads").
+    const next = await createCatalogInSlices(skills, catalogOptions(config, problems, upstreams()));
+    const previous = current;
+    current = next;
+    for (const listener of listeners) listener(previous, next);
+    return next;
+  };
+  return {
+    get current() {
+      return current;
+    },
+    reload() {
+      // Reloads run one after another, so a slow load never swaps in an older view over a newer one.
+      pending = pending.then(reloadOnce, reloadOnce);
+      return pending;
+    },
+    onChange(listener) {
+      listeners.push(listener);
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { ProtocolError, type Server, type Tool } from '@modelcontextprotocol/server';
+import type { RunProgress } from '@skillgate/runner';
+import { StateError } from '@skillgate/state';
+import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { GatewayError } from '../errors/gatewayError.js';
+import type { RelistWatch } from '../legacy/relistWatch.js';
+import { boundStrings } from '../observability/boundStrings.js';
+import type { GatewayRuntime } from '../runtime.js';
+import { callTool } from './toolCalls.js';
+
+/** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
+export type ListExtras = (audience: Audience) => Record<string, unknown>;
+
+/** Options of registerToolHandlers. */
+export interface ToolHandlerOptions {
+  readonly listExtras?: ListExtras;
+  /** A 2025-era session's watch: holds a get_info result that unlocked tools until the session re-lists. */
+  readonly relist?: RelistWatch;
+}
+
+/**
+ * Registers tools/list and tools/call on a server for one audience, the same way for both eras: the list
+ * and every call go through the disclosure policy; metrics and the audit log are written here once.
+ */
+export function registerToolHandlers(
+  server: Server,
+  runtime: GatewayRuntime,
+  audience: Audience,
+  options: ToolHandlerOptions = {},
+): void {
+  const { listExtras = () => ({}), relist } = options;
+  server.setRequestHandler('tools/list', async () => {
+    const generation = relist?.generation() ?? 0;
+    const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
+    relist?.listed(generation);
+    // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
+    return { tools: tools as Tool[], ...listExtras(audience) };
+  });
+
+  const maxChars = runtime.config.server.max_client_string_chars;
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const started = performance.now();
+    const end = runtime.inFlight.begin();
+    const name = request.params.name;
+    // Labelled by what the name resolves to, also when the call fails before it runs.
+    let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
+    let outcome = 'error';
+    let heldUntilRelisted: (() => Promise<void>) | undefined;
+    let upstream: Record<string, string> = {};
+    // Progress notifications still being written: the result waits for them, so none arrives after it
+    // (a client drops progress of a request it already has the answer to).
+    const progressSent: Array<Promise<void>> = [];
+    try {
+      const progressToken = request.params._meta?.progressToken;
+      // Echoed in every progress notification, about once a second for as long as the script runs.
+      if (typeof progressToken === 'string' && progressToken.length > maxChars) {
+        throw new GatewayError(
+          'INVALID_ARGUMENTS',
+          `_meta.progressToken is ${progressToken.length} characters long; at most ${maxChars} are accepted (server.max_client_string_chars)`,
+        );
+      }
+      const done = await callTool(runtime, audience, name, request.params.arguments, {
+        signal: ctx.mcpReq.signal,
+        notifyToolsChanged: async () => {
+          // Armed before the notification goes out: the client's tools/list may come back at once.
+          heldUntilRelisted = relist?.expect();
+          await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+          // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
+          if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
+            runtime.events.publish({
+              kind: 'scope_notify',
+              scopeKey: audience.scopeKey,
+              exceptSessionId: audience.sessionId,
+              message: { method: 'notifications/tools/list_changed' },
+            });
+          }
+        },
+        // About once a second while a script runs: elapsed seconds and its last output line.
+        ...(progressToken === undefined
+          ? {}
+          : {
+              // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
+              forwardProgress: (p) => {
+                progressSent.push(
+                  ctx.mcpReq
+                    .notify({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken,
+                        progress: p.progress,
+                        ...(p.total === undefined ? {} : { total: p.total }),
+                        ...(p.message === undefined ? {} : { message: p.message }),
+                      },
+                    })
+                    .catch(() => {}),
+                );
+              },
+              reportProgress: (p: RunProgress) => {
+                ctx.mcpReq
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.elapsedMs / 1000,
+                      message:
+                        p.lastLine === '' ? `running for ${Math.round(p.elapsedMs / 1000)} s` : p.lastLine,
+                    },
+                  })
+                  .catch(() => {});
+              },
+            }),
+      });
+      await Promise.all(progressSent);
+      kind = done.kind;
+      outcome = done.outcome;
+      if (done.upstream !== undefined) {
+        const { reason, ...labels } = done.upstream;
+        upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
+      }
+      // The result waits (bounded) for the re-list it caused, so the host's next model turn has the tools.
+      if (heldUntilRelisted !== undefined) await heldUntilRelisted();
+      return done.result;
+    } catch (error) {
+      if (error instanceof GatewayError) {
+        outcome = error.code.toLowerCase();
+        if (error.code === 'UNKNOWN_TOOL') kind = 'unknown';
+        throw new ProtocolError(error.rpcCode, error.message, { reason: error.code });
+      }
+      // An unlock or job write Redis refused for lack of memory: said as such, not as an internal error.
+      if (error instanceof StateError && error.code === 'STATE_FULL') {
+        outcome = 'state_full';
+        runtime.log.error({ tool: boundStrings(name, maxChars) }, error.message);
+        throw new ProtocolError(
+          -32000,
+          'Shared state is full (Redis reached its maxmemory); try again later',
+          {
+            reason: error.code,
+          },
+        );
+      }
+      runtime.log.error(
+        { err: error, tool: boundStrings(name, maxChars), session: audience.sessionId },
+        'tool call failed',
+      );
+      throw new ProtocolError(-32603, 'Internal error while calling the tool');
+    } finally {
+      end();
+      const duration_ms = Math.round(performance.now() - started);
+      runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      if (upstream.upstream !== undefined) {
+        // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
+        runtime.metrics.observeUpstreamCall(duration_ms / 1000, {
+          upstream: upstream.upstream,
+          outcome: upstream.reason ?? outcome,
+        });
+      }
+      runtime.log.info(
+        {
+          audit: 'tool_call',
+          principal: audience.principal.name,
+          era: audience.era,
+          ...(audience.sessionId === undefined ? {} : { session: audience.sessionId }),
+          tool: boundStrings(name, maxChars),
+          kind,
+          outcome,
+          // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
+          ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
+          duration_ms,
+          ...(runtime.config.logging.log_arguments
+            ? { arguments: boundStrings(request.params.arguments, maxChars) }
+            : {}),
+        },
+        'tool call',
+      );
+    }
+  });
+}

@@ -1,0 +1,108 @@
+import { createIdleMap } from './createIdleMap.js';
+import { SessionError } from './sessionError.js';
+import type { MemorySessionStoreOptions, SessionRecord, SessionStore } from './types.js';
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * In-memory SessionStore: sessions and unlock sets in idle-expiring maps; unlocks per scope key.
+ * A session costs its record plus the names it unlocked, whatever the catalog size.
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
+  const perPrincipal = new Map<string, number>();
+  // Unlocks live apart from sessions so that `scope: principal` outlives one connection;
+  // they idle out with the same TTL as sessions.
+  const unlocks = createIdleMap<string, Set<string>>({ ttlMs: options.ttlMs });
+  let closed = false;
+
+  // The one place a session leaves the store, whether deleted or expired.
+  const release = (record: SessionRecord): void => {
+    const left = (perPrincipal.get(record.principal) ?? 1) - 1;
+    if (left <= 0) perPrincipal.delete(record.principal);
+    else perPrincipal.set(record.principal, left);
+    if (record.scopeKey === record.id) unlocks.delete(record.scopeKey);
+  };
+
+  const sessions = createIdleMap<string, SessionRecord>({
+    ttlMs: options.ttlMs,
+    onExpire: (_id, record) => {
+      release(record);
+      options.onExpire?.(record);
+    },
+  });
+
+  return {
+    async create(record) {
+      if (closed) throw new SessionError('SESSION_LIMIT', 'session store is closed');
+      sessions.sweep();
+      let evicted: SessionRecord | undefined;
+      if ((perPrincipal.get(record.principal) ?? 0) >= options.maxPerPrincipal) {
+        // Clients that never DELETE their sessions would lock their principal out: the principal's
+        // longest-idle session makes room. The map is in order of last use, so the first match is it.
+        for (const [id, held] of sessions.entries()) {
+          if (held.principal !== record.principal) continue;
+          sessions.delete(id);
+          release(held);
+          evicted = held;
+          break;
+        }
+      }
+      // A principal replacing its own session adds nothing, so only a new one counts against the total.
+      if (evicted === undefined && sessions.size >= options.maxSessions) {
+        throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
+      }
+      const previous = sessions.peek(record.id);
+      if (previous !== undefined) release(previous);
+      perPrincipal.set(record.principal, (perPrincipal.get(record.principal) ?? 0) + 1);
+      sessions.set(record.id, record);
+      return evicted;
+    },
+    async get(id) {
+      return sessions.get(id);
+    },
+    async touch(id) {
+      const record = sessions.get(id);
+      if (record === undefined) return undefined;
+      return { record, unlocked: unlocks.get(record.scopeKey) ?? EMPTY };
+    },
+    async delete(id) {
+      const record = sessions.peek(id);
+      if (record === undefined) return false;
+      sessions.delete(id);
+      release(record);
+      return true;
+    },
+    async unlock(scopeKey, skill) {
+      const set = unlocks.get(scopeKey);
+      if (set === undefined) {
+        unlocks.set(scopeKey, new Set([skill]));
+        return true;
+      }
+      if (set.has(skill)) return false;
+      set.add(skill);
+      return true;
+    },
+    async unlocked(scopeKey) {
+      return unlocks.get(scopeKey) ?? EMPTY;
+    },
+    async forget(skills) {
+      const changed: string[] = [];
+      for (const [scopeKey, set] of unlocks.entries()) {
+        let removed = false;
+        for (const skill of skills) removed = set.delete(skill) || removed;
+        if (removed) changed.push(scopeKey);
+      }
+      return changed;
+    },
+    async count() {
+      sessions.sweep();
+      return sessions.size;
+    },
+    async close() {
+      closed = true;
+      sessions.clear();
+      unlocks.clear();
+      perPrincipal.clear();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Disclosure } from '@skillgate/skills';
+
+/** Stable codes of session store failures. */
+export type SessionErrorCode = 'SESSION_LIMIT';
+
+/** Client identity from the initialize request. */
+export interface ClientInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** What the gateway keeps about one MCP session. Never a copy of the catalog. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly principal: string;
+  readonly client: ClientInfo;
+  /** MCP protocol revision negotiated at initialize (a replica rebuilding the session replays it). */
+  readonly protocolVersion: string;
+  /** Disclosure mode chosen at initialize (config default or a client profile). */
+  readonly disclosure: Disclosure;
+  /** Key that unlocks and jobs are stored under: the session id, or the principal when scope is `principal`. */
+  readonly scopeKey: string;
+  readonly createdAt: number;
+}
+
+/** A session as one request sees it: its record and what its scope has unlocked, read together. */
+export interface TouchedSession {
+  readonly record: SessionRecord;
+  readonly unlocked: ReadonlySet<string>;
+}
+
+/** Options of the in-memory store, from the `sessions` config section. */
+export interface MemorySessionStoreOptions {
+  /** Idle time after which a session expires. */
+  readonly ttlMs: number;
+  readonly maxSessions: number;
+  readonly maxPerPrincipal: number;
+  /** Called once for every session that expires (not for delete()); the store no longer holds it then. */
+  readonly onExpire?: (record: SessionRecord) => void;
+}
+
+/**
+ * Per-session state behind an async interface, so that a shared store (Redis, ...) can replace
+ * the in-memory one without touching the gateway.
+ */
+export interface SessionStore {
+  /**
+   * Adds a session; rejects with SESSION_LIMIT when the store is full. At the principal's cap it ends that
+   * principal's longest-idle session instead (as delete() would) and returns it, for the caller to close.
+   */
+  create(record: SessionRecord): Promise<SessionRecord | undefined>;
+  /** Returns the session and refreshes its idle timer; undefined when unknown or expired. */
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** get() plus the skills unlocked under the session's scope key, refreshing both idle timers, in one step. */
+  touch(id: string): Promise<TouchedSession | undefined>;
+  /** Ends a session; true when it existed. Does not call onExpire. */
+  delete(id: string): Promise<boolean>;
+  /** Records a skill as unlocked under scopeKey; true only the first time. */
+  unlock(scopeKey: string, skill: string): Promise<boolean>;
+  /** The skills unlocked under scopeKey (empty when none). */
+  unlocked(scopeKey: string): Promise<ReadonlySet<string>>;
+  /** Drops skills that no longer exist from every scope; returns the scope keys that changed. */
+  forget(skills: ReadonlySet<string>): Promise<readonly string[]>;
+  /** Sessions open now. */
+  count(): Promise<number>;
+  /** Stops timers; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
