@@ -59,7 +59,7 @@ async function serve(command: string, args: readonly string[]): Promise<Served> 
       base = /listening on (http:\/\/[\d.:]+)/.exec(out.replace(ANSI, ''))?.[1] ?? '';
       return base !== '';
     },
-    { timeoutMs: 30_000, what: 'skillgate serve to listen' },
+    { timeoutMs: 90_000, what: 'skillgate serve to listen' },
   );
   return { proc, output: () => out, base };
 }
@@ -84,7 +84,7 @@ async function requestAndStop(served: Served, logged: (out: string) => boolean):
 
 describe('log format', () => {
   it('writes one readable line per record on a terminal (a real pseudo-terminal, via script)', {
-    timeout: 60_000,
+    timeout: 150_000,
   }, async () => {
     const quoted = [process.execPath, ...SERVE, '--config', config].map(
       (p) => `'${p.replaceAll("'", "'\\''")}'`,
@@ -110,7 +110,7 @@ describe('log format', () => {
     expect(out).not.toContain(SECRET);
   });
 
-  it('writes JSON lines when stdout is not a terminal', { timeout: 60_000 }, async () => {
+  it('writes JSON lines when stdout is not a terminal', { timeout: 150_000 }, async () => {
     const served = await serve(process.execPath, [...SERVE, '--config', config]);
     const out = await requestAndStop(served, (o) => o.includes('"statusCode":400'));
     const records = out
