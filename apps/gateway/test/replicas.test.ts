@@ -344,7 +344,7 @@ describe('a hung Redis', () => {
 
 describe('shared limits', () => {
   it("does not multiply a principal's rate budget by the number of replicas", async () => {
-    // burst 6 per window of ⌈6 / 0.1⌉ = 60 s: the whole test runs inside one window.
+    // A bucket of 6 that gains one token per 10 s: the test ends long before a seventh.
     const c3 = await cluster({ ...AUTH, rate_limit: { requests_per_second: 0.1, burst: 6 } }, 3);
     const statuses: Array<{ status: number; backend: string | null }> = [];
     for (let i = 0; i < 15; i++) {

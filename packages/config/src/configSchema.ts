@@ -343,9 +343,11 @@ const rateLimitSchema = z.strictObject({
     .min(0)
     .default(50)
     .describe(
-      'Per-principal sustained request rate on the MCP endpoint (burst per window of ⌈burst / rate⌉ s, shared by every replica); 0 = off.',
+      'Per-principal sustained request rate on the MCP endpoint: a token bucket refilled at this rate, shared by every replica; a client at this rate is never refused. 0 = off.',
     ),
-  burst: count().default(200).describe('Requests a principal may send at once (per window).'),
+  burst: count()
+    .default(200)
+    .describe('Requests a principal may send at once beyond the rate: the size of its token bucket.'),
 });
 
 const stateSchema = z.strictObject({

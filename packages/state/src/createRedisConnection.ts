@@ -35,7 +35,7 @@ export interface RedisConnection {
   isHealthy(): boolean;
   /** Resolves true once connected, false after timeoutMs. */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
-  /** The raw command client, for libraries that take one (rate-limiter-flexible) and for tests. */
+  /** The raw command client, for tests. */
   readonly client: Redis;
   close(): Promise<void>;
 }

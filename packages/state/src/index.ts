@@ -2,6 +2,7 @@ export type { JobRegistryOptions } from './createJobRegistry.js';
 export { createJobRegistry } from './createJobRegistry.js';
 export { createMemoryEventBus } from './createMemoryEventBus.js';
 export { createMemoryJobStore } from './createMemoryJobStore.js';
+export type { MemoryRateLimiter, MemoryRateLimiterOptions } from './createMemoryRateLimiter.js';
 export { createMemoryRateLimiter } from './createMemoryRateLimiter.js';
 export type { RedisConnection, RedisConnectionOptions } from './createRedisConnection.js';
 export { createRedisConnection } from './createRedisConnection.js';
