@@ -29,6 +29,11 @@ export interface GatewayOptions {
   readonly logger?: FastifyBaseLogger;
   /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
   readonly logDestination?: DestinationStream;
+  /**
+   * Whether plain 2026-07-28 hot requests take the direct path (default true). Off, every modern request
+   * takes the SDK's path: the test that holds the two byte-equal starts one gateway of each.
+   */
+  readonly directAnswers?: boolean;
 }
 
 /** A built, not yet listening gateway. */
@@ -218,6 +223,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     rateLimiter: state.rateLimiter,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
+    direct: options.directAnswers ?? true,
   });
 
   return {

@@ -25,7 +25,8 @@ export type CounterName =
   | 'skillgate_rejected_connections_total'
   | 'skillgate_sessions_created_total'
   | 'skillgate_sessions_restored_total'
-  | 'skillgate_catalog_reloads_total';
+  | 'skillgate_catalog_reloads_total'
+  | 'skillgate_modern_requests_total';
 
 /** Every gauge the gateway exports. */
 export type GaugeName =
@@ -62,6 +63,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_sessions_restored_total:
     'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
+  skillgate_modern_requests_total:
+    "MCP 2026-07-28 requests by path: direct (answered without the SDK's per-request server) or sdk.",
   skillgate_sessions_open: 'MCP sessions open now.',
   skillgate_scripts_running: 'Scripts running now.',
   skillgate_scripts_queued: 'Script runs waiting for a slot.',

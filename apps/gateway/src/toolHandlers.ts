@@ -1,4 +1,11 @@
-import { ProtocolError, type Server, type Tool } from '@modelcontextprotocol/server';
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  ProtocolError,
+  type Server,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { RunProgress } from '@skillgate/runner';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
@@ -24,7 +31,30 @@ export function registerToolHandlers(
     return { tools: tools as Tool[], ...listExtras(audience) };
   });
 
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  const callTool = createToolCallHandler(runtime, audience);
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(request, {
+      signal: ctx.mcpReq.signal,
+      notify: (notification) => ctx.mcpReq.notify(notification),
+    }),
+  );
+}
+
+/** What a tools/call handler needs of the request it serves: its abort signal and related notifications. */
+export interface ToolCallContext {
+  readonly signal: AbortSignal;
+  notify(notification: ServerNotification): Promise<void>;
+}
+
+/** A tools/call handler for one audience: the SDK servers register it, the direct dispatcher calls it. */
+export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
+
+/**
+ * The tools/call handler of one audience, the same in both eras and on every path: the call goes through the
+ * disclosure policy; metrics and the audit log are written here once.
+ */
+export function createToolCallHandler(runtime: GatewayRuntime, audience: Audience): ToolCallHandler {
+  return async (request, ctx) => {
     const started = performance.now();
     const end = runtime.inFlight.begin();
     const name = request.params.name;
@@ -34,9 +64,9 @@ export function registerToolHandlers(
     try {
       const progressToken = request.params._meta?.progressToken;
       const done = await callTool(runtime, audience, name, request.params.arguments, {
-        signal: ctx.mcpReq.signal,
+        signal: ctx.signal,
         notifyToolsChanged: async () => {
-          await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+          await ctx.notify({ method: 'notifications/tools/list_changed' });
           // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
           if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
             runtime.events.publish({
@@ -52,7 +82,7 @@ export function registerToolHandlers(
           ? {}
           : {
               reportProgress: (p: RunProgress) => {
-                ctx.mcpReq
+                ctx
                   .notify({
                     method: 'notifications/progress',
                     params: {
@@ -96,5 +126,5 @@ export function registerToolHandlers(
         'tool call',
       );
     }
-  });
+  };
 }
