@@ -20,6 +20,7 @@ import {
   serverMemory,
   startServer,
 } from './support.js';
+import { upstreamTokens } from './upstreamTokens.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REPO = join(import.meta.dirname, '../..');
@@ -102,6 +103,33 @@ async function tokens(roots: Array<[string, string]>) {
       row('tokens', 'typical get_info result (csv-tools)', fmt(encode(info).length), '', '', '');
     }
   }
+}
+
+/** Upstream servers behind skills: each era's first tools/list against listing the servers directly. */
+async function upstreamTokenRows() {
+  const { servers, direct, legacy, modern } = await upstreamTokens();
+  results.upstream_tokens = { servers, direct, legacy, modern };
+  row(
+    'upstreams',
+    'initial tools/list tokens, 2025 era (namespaced)',
+    fmt(legacy.tokens),
+    `direct ${fmt(direct.tokens)}`,
+    `${fmt((legacy.tokens / direct.tokens) * 100, 1)}%`,
+    '<= 15%',
+    legacy.tokens / direct.tokens <= 0.15,
+  );
+  row(
+    'upstreams',
+    'tools/list tools, 2026-07-28 (catalog)',
+    `${modern.tools} (${fmt(modern.tokens)} tokens)`,
+    `namespaced ${legacy.tools}`,
+    `+${modern.tools - legacy.tools}`,
+    '<= namespaced + 3',
+    modern.tools <= legacy.tools + 3,
+  );
+  notes.push(
+    `Upstreams: ${servers.join(', ')} as auto skills; "direct" is every tool of the three servers (${direct.tools} tools) as a client listing them itself gets them.`,
+  );
 }
 
 async function load(url: string, sessions: string[], body: object, seconds: number) {
@@ -518,6 +546,7 @@ try {
     ['100 skills', hundred],
     ['1,000 skills', thousand],
   ]);
+  await upstreamTokenRows();
   await throughput(QUICK ? 2 : 6);
   results.replicas = await replicas({
     examples: EXAMPLES,

@@ -105,6 +105,17 @@ function toGatewayError(error: FastifyError | Error): GatewayError {
       headers: { 'Retry-After': '2' },
     });
   }
+  // Redis is at its maxmemory: said as such (operators fix that differently from an outage).
+  if (error instanceof StateError && error.code === 'STATE_FULL') {
+    return new GatewayError(
+      'STATE_FULL',
+      'Shared state is full (Redis reached its maxmemory); try again later',
+      {
+        cause: error,
+        headers: { 'Retry-After': '30' },
+      },
+    );
+  }
   const code = 'code' in error && typeof error.code === 'string' ? FASTIFY_ERRORS[error.code] : undefined;
   if (code !== undefined) return new GatewayError(code, error.message, { cause: error });
   return new GatewayError('INTERNAL', 'Internal server error', { cause: error });
@@ -159,6 +170,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const mapped = toGatewayError(error);
     runtime.metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+    else if (mapped.code === 'STATE_FULL') request.log.error({ code: mapped.code }, error.message);
     else request.log.info({ code: mapped.code }, mapped.message);
     void reply
       .code(mapped.status)

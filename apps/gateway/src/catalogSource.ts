@@ -8,6 +8,7 @@ import {
   loadSkills,
   type Problem,
   type Skill,
+  type UpstreamSnapshot,
 } from '@skillgate/skills';
 
 /** Holds the current catalog; a reload swaps it atomically, so in-flight calls keep the one they started with. */
@@ -19,7 +20,24 @@ export interface CatalogSource {
   onChange(listener: (previous: Catalog, next: Catalog) => void): void;
 }
 
-const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) => ({
+/**
+ * What the config alone says of each upstream, before any connection: enough to name auto skills and check
+ * bindings (`skillgate validate`), with no tools yet.
+ */
+export const configuredUpstreams = (config: SkillgateConfig): UpstreamSnapshot[] =>
+  config.upstreams.map((u) => ({
+    id: u.id,
+    skill: u.skill,
+    ...(u.description === undefined ? {} : { description: u.description }),
+    state: 'connecting',
+    tools: [],
+  }));
+
+const catalogOptions = (
+  config: SkillgateConfig,
+  problems: readonly Problem[],
+  upstreams: readonly UpstreamSnapshot[],
+) => ({
   maxNameLength: config.tools.max_name_length,
   asyncEnabled: config.skills.async_enabled,
   maxTimeoutSeconds: config.scripts.max_timeout,
@@ -29,6 +47,7 @@ const catalogOptions = (config: SkillgateConfig, problems: readonly Problem[]) =
     maxStdinBytes: config.scripts.max_stdin_bytes,
   },
   problems,
+  upstreams,
 });
 
 // The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
@@ -40,10 +59,16 @@ const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
   maxDescriptionChars: config.skills.max_description_chars,
 });
 
-/** Builds a catalog from the configured roots (docs/disclosure.md for what it lists). */
-export async function buildCatalog(config: SkillgateConfig): Promise<Catalog> {
+/**
+ * Builds a catalog from the configured roots and upstreams (docs/disclosure.md for what it lists); without
+ * snapshots of connected upstreams, from what the config says of them.
+ */
+export async function buildCatalog(
+  config: SkillgateConfig,
+  upstreams: readonly UpstreamSnapshot[] = configuredUpstreams(config),
+): Promise<Catalog> {
   const { skills, problems } = await loadSkills(loadOptions(config));
-  return createCatalog(skills, catalogOptions(config, problems));
+  return createCatalog(skills, catalogOptions(config, problems, upstreams));
 }
 
 const isInside = (file: string, dir: string): boolean => file === dir || file.startsWith(dir + sep);
@@ -56,8 +81,9 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
   const names = new Set(loaded.skills.map((s) => s.name));
   const kept: Skill[] = [];
   const problems = [...loaded.problems];
-  for (const { skill } of previous.skills.values()) {
-    if (names.has(skill.name)) continue;
+  for (const { skill, upstream } of previous.skills.values()) {
+    // An upstream's auto skill comes from its snapshot, not from a folder: nothing to keep.
+    if (upstream !== undefined || names.has(skill.name)) continue;
     // A SKILL.md that vanished is a warning in lenient mode, but mid-edit it is a broken skill too.
     const broken = loaded.problems.some(
       (p) => (p.severity === 'error' || p.code === 'SKILL_MD_MISSING') && isInside(p.file, skill.dir),
@@ -75,15 +101,28 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
   return { skills: [...loaded.skills, ...kept], problems };
 }
 
-/** Loads the catalog once and returns a source that can reload it. */
-export async function createCatalogSource(config: SkillgateConfig): Promise<CatalogSource> {
-  let current = await buildCatalog(config);
+/** Options of createCatalogSource. */
+export interface CatalogSourceOptions {
+  /** The upstream pool's snapshots now (docs/upstreams.md); default: what the config says, no tools. */
+  readonly upstreams?: () => readonly UpstreamSnapshot[];
+}
+
+/**
+ * Loads the catalog once and returns a source that can reload it; every build (the first and each reload,
+ * for a skill edit or an upstream change alike) takes the upstreams' snapshots of that moment.
+ */
+export async function createCatalogSource(
+  config: SkillgateConfig,
+  options: CatalogSourceOptions = {},
+): Promise<CatalogSource> {
+  const upstreams = options.upstreams ?? (() => configuredUpstreams(config));
+  let current = await buildCatalog(config, upstreams());
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
   let pending: Promise<Catalog> = Promise.resolve(current);
   const reloadOnce = async (): Promise<Catalog> => {
     const loaded = await loadSkills(loadOptions(config));
     const { skills, problems } = keepLastGood(current, loaded);
-    const next = createCatalog(skills, catalogOptions(config, problems));
+    const next = createCatalog(skills, catalogOptions(config, problems, upstreams()));
     const previous = current;
     current = next;
     for (const listener of listeners) listener(previous, next);

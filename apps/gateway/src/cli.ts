@@ -79,7 +79,13 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   assertSafeBinding(config, resolveAuthTokens(config, process.env));
   const gateway = await createGateway(config);
-  const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
+  const address = await gateway.app
+    .listen({ host: config.server.host, port: config.server.port })
+    .catch(async (error: unknown) => {
+      // Nothing was served: stop the runner, store and watcher so the process can exit with the one line.
+      await gateway.close().catch(() => {});
+      throw error;
+    });
   const skills = gateway.runtime.catalogs.current.skills.size;
   gateway.runtime.log.info(
     { address, path: config.server.path, skills },
@@ -212,6 +218,28 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** A failed listen() of the server socket (node:net puts the address it tried on the error). */
+interface ListenError {
+  readonly code: string;
+  readonly address: string;
+  readonly port: number;
+}
+
+const isListenError = (error: unknown): error is ListenError =>
+  error instanceof Error &&
+  (error as { syscall?: unknown }).syscall === 'listen' &&
+  typeof (error as { code?: unknown }).code === 'string';
+
+const LISTEN_REASONS: Readonly<Record<string, string>> = {
+  EADDRINUSE:
+    'the port is in use (another skillgate, or another program); pick another with --port or server.port',
+  EACCES: 'permission denied (ports below 1024 need privileges); pick another with --port or server.port',
+  EADDRNOTAVAIL: 'this host has no such address; check --host or server.host',
+};
+
+const listenReason = (error: ListenError): string =>
+  `${LISTEN_REASONS[error.code] ?? 'failed'} (${error.code})`;
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
@@ -219,10 +247,19 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ConfigError) {
       // The issues carry the whole story; the message would repeat them.
-      if (error.issues.length === 0)
+      const [only, ...more] = error.issues;
+      if (only === undefined)
         process.stderr.write(`skillgate: config error (${error.code}): ${error.message}\n`);
-      else process.stderr.write(`skillgate: config error (${error.code}):\n`);
-      for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
+      else if (more.length === 0)
+        process.stderr.write(`skillgate: config error (${error.code}): ${only.path}: ${only.message}\n`);
+      else {
+        process.stderr.write(`skillgate: config error (${error.code}):\n`);
+        for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
+      }
+    } else if (isListenError(error)) {
+      process.stderr.write(
+        `skillgate: cannot listen on ${error.address}:${error.port}: ${listenReason(error)}\n`,
+      );
     } else if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
       process.stderr.write(`skillgate: ${error.message}\n\n${USAGE}`);
     } else {

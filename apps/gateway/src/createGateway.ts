@@ -1,6 +1,6 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
-import { createJobRegistry, createStateBackend } from '@skillgate/state';
+import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './accessPolicy.js';
@@ -45,9 +45,25 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** A missing or non-Redis state URL as a config error naming the variable (docs/scale-out.md). */
+function checkRedisUrl(name: string, env: Readonly<Record<string, string | undefined>>): void {
+  try {
+    redisTarget(env[name]);
+  } catch (error) {
+    if (!(error instanceof StateError)) throw error;
+    const message = `${name}: ${error.message}`;
+    throw new ConfigError('CONFIG_INVALID', message, {
+      issues: [{ path: 'state.redis_url_env', message }],
+      cause: error,
+    });
+  }
+}
+
 /** Assembles a gateway from a validated config: loads the catalog, builds stores, runner and app. */
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
+  // Checked before anything starts (scripts, watchers): a bad URL is a config error, never a retry loop.
+  if (config.state.backend === 'redis') checkRedisUrl(config.state.redis_url_env, env);
   const tokens = resolveAuthTokens(config, env);
   const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
   const log =

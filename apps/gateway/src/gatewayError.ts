@@ -15,6 +15,7 @@ export type GatewayErrorCode =
   | 'UNSUPPORTED_PROTOCOL_VERSION'
   | 'SHUTTING_DOWN'
   | 'STATE_UNAVAILABLE'
+  | 'STATE_FULL'
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
   | 'INTERNAL';
@@ -42,6 +43,7 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpcCode: -32022 },
   SHUTTING_DOWN: { status: 503, rpcCode: -32000 },
   STATE_UNAVAILABLE: { status: 503, rpcCode: -32000 },
+  STATE_FULL: { status: 503, rpcCode: -32000 },
   UNKNOWN_TOOL: { status: 200, rpcCode: -32602 },
   INVALID_ARGUMENTS: { status: 200, rpcCode: -32602 },
   INTERNAL: { status: 500, rpcCode: -32603 },

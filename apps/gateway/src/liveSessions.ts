@@ -11,6 +11,7 @@ import type { Principal } from './accessPolicy.js';
 import type { DisclosurePicker } from './disclosure/clientProfiles.js';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
+import { boundStrings } from './logging/boundStrings.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import { replayInitialize } from './replayInitialize.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -157,6 +158,9 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
   return {
     async open(principal, initialize) {
       const id = randomUUID();
+      // Cut in place: the same object goes on to the session's Server, which keeps it for the session's
+      // life, and into the record every replica stores (docs/limits.md, "Client strings").
+      initialize.params = boundStrings(initialize.params, runtime.config.server.max_client_string_chars);
       const client = initialize.params.clientInfo;
       const record: SessionRecord = {
         id,

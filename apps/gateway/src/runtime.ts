@@ -8,6 +8,7 @@ import type { CatalogSource } from './catalogSource.js';
 import type { DisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import type { InFlightCalls } from './inFlightCalls.js';
 import type { Metrics } from './metrics.js';
+import type { UpstreamCaller } from './upstreamCalls.js';
 
 /** Everything the gateway's request handling needs, built once by createGateway. */
 export interface GatewayRuntime {
@@ -26,4 +27,6 @@ export interface GatewayRuntime {
   readonly log: FastifyBaseLogger;
   /** Tool calls in progress (shutdown waits for them). */
   readonly inFlight: InFlightCalls;
+  /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
+  readonly upstreams?: UpstreamCaller;
 }

@@ -1,12 +1,21 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { RunnerError, type RunProgress, type RunRequest } from '@skillgate/runner';
-import type { Catalog, CatalogSkill, RunInput, SkillFile, ToolKind, ToolTarget } from '@skillgate/skills';
+import type {
+  CallTool,
+  Catalog,
+  CatalogSkill,
+  RunInput,
+  SkillFile,
+  ToolKind,
+  ToolTarget,
+} from '@skillgate/skills';
 import { type JobStatus, StateError } from '@skillgate/state';
 import type { z } from 'zod';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
 import type { GatewayRuntime } from './runtime.js';
 import { readSkillFile, runResultToTool, toolError } from './toolResults.js';
+import { callUpstream, type UpstreamCallLabels, type UpstreamProgress } from './upstreamCalls.js';
 
 /** What a tool call may do besides returning: notify its own response stream. */
 export interface CallExtras {
@@ -15,6 +24,8 @@ export interface CallExtras {
   readonly notifyToolsChanged: () => Promise<void>;
   /** Reports a running script's progress, when the caller asked for it with a progressToken. */
   readonly reportProgress?: (progress: RunProgress) => void;
+  /** Passes an upstream's progress on as it came, when the caller asked for it with a progressToken. */
+  readonly forwardProgress?: (progress: UpstreamProgress) => void;
 }
 
 /** The outcome label of a tool call for metrics and the audit log. */
@@ -25,6 +36,8 @@ export interface CallDone {
   readonly result: CallToolResult;
   readonly kind: ToolKind;
   readonly outcome: CallOutcome;
+  /** Set for calls of upstream tools: what the audit line names. */
+  readonly upstream?: UpstreamCallLabels;
 }
 
 /** One resolved call: the catalog snapshot it runs against, who called, and what. */
@@ -34,6 +47,8 @@ interface Call {
   readonly catalog: Catalog;
   readonly name: string;
   readonly extras: CallExtras;
+  /** Filled by an upstream call with what the audit line names. */
+  readonly audit: { upstream?: UpstreamCallLabels };
 }
 
 type Handler<K extends ToolKind> = (
@@ -69,11 +84,16 @@ export async function callTool(
       ),
     };
   }
-  const call: Call = { runtime, audience, catalog, name, extras };
+  const call: Call = { runtime, audience, catalog, name, extras, audit: {} };
   const { target } = decision;
   const handler = HANDLERS[target.kind] as Handler<typeof target.kind>;
   const result = await handler(call, target, args);
-  return { result, kind: target.kind, outcome: result.isError === true ? 'tool_error' : 'ok' };
+  return {
+    result,
+    kind: target.kind,
+    outcome: result.isError === true ? 'tool_error' : 'ok',
+    ...(call.audit.upstream === undefined ? {} : { upstream: call.audit.upstream }),
+  };
 }
 
 /** Parses tool arguments or throws INVALID_ARGUMENTS naming each bad field. */
@@ -139,7 +159,44 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
       ? startJob(call, skill, found.file, input)
       : runScript(call, skill, found.file, input);
   },
+  async call(call, target, args) {
+    const input = parseArguments(inputs(call).callArguments, call.name, args);
+    return upstreamCall(call, target.skill, target.call, input);
+  },
+  async call_skill_tool(call, _target, args) {
+    const input = parseArguments(inputs(call).callSkillTool, call.name, args);
+    const entry = usable(call, input.skill);
+    if (entry === undefined) return unknownSkill(call, input.skill);
+    const found = entry.calls.get(input.tool);
+    if (found === undefined) {
+      const known = [...entry.calls.keys()];
+      return toolError(
+        `Skill "${input.skill}" has no upstream tool "${input.tool}". ${
+          known.length === 0 ? 'It exposes none right now.' : `Its tools: ${known.join(', ')}.`
+        }`,
+      );
+    }
+    return upstreamCall(call, entry.skill.name, found, input.arguments ?? {});
+  },
 };
+
+async function upstreamCall(
+  call: Call,
+  skill: string,
+  target: CallTool,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const { result, labels } = await callUpstream({
+    upstreams: call.runtime.upstreams,
+    skill,
+    call: target,
+    args,
+    signal: call.extras.signal,
+    ...(call.extras.forwardProgress === undefined ? {} : { onProgress: call.extras.forwardProgress }),
+  });
+  call.audit.upstream = labels;
+  return result;
+}
 
 const readLimits = (runtime: GatewayRuntime) => ({
   maxTextBytes: runtime.config.resources.max_text_bytes,
@@ -300,6 +357,15 @@ function jobFailure(error: unknown): CallToolResult {
     throw new GatewayError('STATE_UNAVAILABLE', 'Shared state is unavailable; try again shortly', {
       cause: error,
     });
+  }
+  if (error.code === 'STATE_FULL') {
+    throw new GatewayError(
+      'STATE_FULL',
+      'Shared state is full (Redis reached its maxmemory); try again later',
+      {
+        cause: error,
+      },
+    );
   }
   if (error.code === 'STATE_CLOSED') {
     throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', { cause: error });

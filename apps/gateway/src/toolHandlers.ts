@@ -7,8 +7,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { RunProgress } from '@skillgate/runner';
+import { StateError } from '@skillgate/state';
 import type { Audience } from './disclosure/disclosurePolicy.js';
 import { GatewayError } from './gatewayError.js';
+import { boundStrings } from './logging/boundStrings.js';
 import type { GatewayRuntime } from './runtime.js';
 import { callTool } from './toolCalls.js';
 
@@ -54,6 +56,7 @@ export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) =
  * disclosure policy; metrics and the audit log are written here once.
  */
 export function createToolCallHandler(runtime: GatewayRuntime, audience: Audience): ToolCallHandler {
+  const maxChars = runtime.config.server.max_client_string_chars;
   return async (request, ctx) => {
     const started = performance.now();
     const end = runtime.inFlight.begin();
@@ -61,8 +64,16 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
     // Labelled by what the name resolves to, also when the call fails before it runs.
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
+    let upstream: Record<string, string> = {};
     try {
       const progressToken = request.params._meta?.progressToken;
+      // Echoed in every progress notification, about once a second for as long as the script runs.
+      if (typeof progressToken === 'string' && progressToken.length > maxChars) {
+        throw new GatewayError(
+          'INVALID_ARGUMENTS',
+          `_meta.progressToken is ${progressToken.length} characters long; at most ${maxChars} are accepted (server.max_client_string_chars)`,
+        );
+      }
       const done = await callTool(runtime, audience, name, request.params.arguments, {
         signal: ctx.signal,
         notifyToolsChanged: async () => {
@@ -81,6 +92,20 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
         ...(progressToken === undefined
           ? {}
           : {
+              // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
+              forwardProgress: (p) => {
+                ctx
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.progress,
+                      ...(p.total === undefined ? {} : { total: p.total }),
+                      ...(p.message === undefined ? {} : { message: p.message }),
+                    },
+                  })
+                  .catch(() => {});
+              },
               reportProgress: (p: RunProgress) => {
                 ctx
                   .notify({
@@ -98,6 +123,10 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
       });
       kind = done.kind;
       outcome = done.outcome;
+      if (done.upstream !== undefined) {
+        const { reason, ...labels } = done.upstream;
+        upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
+      }
       return done.result;
     } catch (error) {
       if (error instanceof GatewayError) {
@@ -105,7 +134,22 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
         if (error.code === 'UNKNOWN_TOOL') kind = 'unknown';
         throw new ProtocolError(error.rpcCode, error.message, { reason: error.code });
       }
-      runtime.log.error({ err: error, tool: name, session: audience.sessionId }, 'tool call failed');
+      // An unlock or job write Redis refused for lack of memory: said as such, not as an internal error.
+      if (error instanceof StateError && error.code === 'STATE_FULL') {
+        outcome = 'state_full';
+        runtime.log.error({ tool: boundStrings(name, maxChars) }, error.message);
+        throw new ProtocolError(
+          -32000,
+          'Shared state is full (Redis reached its maxmemory); try again later',
+          {
+            reason: error.code,
+          },
+        );
+      }
+      runtime.log.error(
+        { err: error, tool: boundStrings(name, maxChars), session: audience.sessionId },
+        'tool call failed',
+      );
       throw new ProtocolError(-32603, 'Internal error while calling the tool');
     } finally {
       end();
@@ -117,11 +161,15 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
           principal: audience.principal.name,
           era: audience.era,
           ...(audience.sessionId === undefined ? {} : { session: audience.sessionId }),
-          tool: name,
+          tool: boundStrings(name, maxChars),
           kind,
           outcome,
+          // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
+          ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
           duration_ms,
-          ...(runtime.config.logging.log_arguments ? { arguments: request.params.arguments } : {}),
+          ...(runtime.config.logging.log_arguments
+            ? { arguments: boundStrings(request.params.arguments, maxChars) }
+            : {}),
         },
         'tool call',
       );

@@ -193,6 +193,30 @@ describe('skillgate CLI with skill folders as arguments', () => {
     expect(strict.stdout).toMatch(/^error +SKILL_MD_MISSING .*shared-notes/m);
   });
 
+  it('validate: an allowed-tools binding to no configured upstream is a warning; a configured one is not', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'skillgate-cli-'));
+    roots.push(root);
+    await mkdir(join(root, 'skills/binder'), { recursive: true });
+    await writeFile(
+      join(root, 'skills/binder/SKILL.md'),
+      '---\nname: binder\ndescription: Binds upstream tools.\nallowed-tools: Read mcp__files__read_* mcp__nowhere__*\n---\n\n# Binder\n',
+    );
+    await writeFile(
+      join(root, 'skillgate.yaml'),
+      'skills:\n  roots: [skills]\nupstreams:\n  - id: files\n    command: [node, server.js]\n    skill: none\n',
+    );
+    const { code, stdout } = await cli('validate', '--config', join(root, 'skillgate.yaml'));
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^warning +UPSTREAM_UNKNOWN .*binder\/SKILL\.md \[allowed-tools\]: mcp__nowhere__\* names no configured upstream/,
+      ),
+    );
+    expect(stdout).not.toContain('mcp__files__');
+    expect(lines.at(-1)).toBe('1 skills loaded, 0 errors, 1 warnings');
+  });
+
   it('refuses a ROOT that is not a folder with exit 2', async () => {
     const { code, stderr } = await cli('tools', join(REPO_ROOT, 'no-such-folder'));
     expect(code).toBe(2);

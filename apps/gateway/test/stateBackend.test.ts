@@ -60,6 +60,9 @@ describe('state.backend: redis', () => {
       { state: { backend: 'redis', redis_url_env: 'NO_SUCH_REDIS_URL' } },
       { baseDir: REPO_ROOT },
     );
-    await expect(createGateway(config, { env: {} })).rejects.toMatchObject({ code: 'STATE_MISCONFIGURED' });
+    await expect(createGateway(config, { env: {} })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      issues: [{ path: 'state.redis_url_env', message: expect.stringContaining('NO_SUCH_REDIS_URL') }],
+    });
   });
 });

@@ -55,6 +55,12 @@ const serverFields = z.strictObject({
   max_response_bytes: count(65_536)
     .default(16_777_216)
     .describe('Largest single JSON-RPC response of a 2025-era session; a larger result becomes an error.'),
+  max_client_string_chars: count(16)
+    .max(65_536)
+    .default(256)
+    .describe(
+      'Longest client-supplied string stored or logged (client name and version, tool names, URIs); longer ones are cut. A longer progressToken is refused (-32602).',
+    ),
   shutdown_grace_seconds: z
     .number()
     .min(0)
@@ -359,7 +365,9 @@ const stateSchema = z.strictObject({
     ),
   redis_url_env: envName
     .default('SKILLGATE_REDIS_URL')
-    .describe('Environment variable holding the Redis URL (redis:// or rediss://) when backend is redis.'),
+    .describe(
+      'Environment variable holding the Redis URL (redis://, rediss:// or unix:/path) when backend is redis; anything else, or unset, stops the start.',
+    ),
   key_prefix: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{0,64}$/, 'must be at most 64 of A-Z a-z 0-9 . _ : -')

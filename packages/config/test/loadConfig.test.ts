@@ -31,6 +31,7 @@ describe('loadConfig from a file', () => {
         body_limit_bytes: 2048,
         max_batch_size: 4,
         max_response_bytes: 131_072,
+        max_client_string_chars: 512,
         shutdown_grace_seconds: 3,
         trust_proxy: true,
         headers_timeout_seconds: 5,

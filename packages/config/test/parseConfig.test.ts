@@ -30,6 +30,7 @@ describe('parseConfig defaults', () => {
         body_limit_bytes: 1_048_576,
         max_batch_size: 16,
         max_response_bytes: 16_777_216,
+        max_client_string_chars: 256,
         shutdown_grace_seconds: 10,
         trust_proxy: false,
         headers_timeout_seconds: 10,

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
+import { buildCallTools } from './buildCallTools.js';
 import { fileToolSuffix } from './fileToolSuffix.js';
 import type { NameRegistry } from './nameRegistry.js';
 import { catalogInfoText, getInfoText, type ListedTool, loadSkillText } from './skillTexts.js';
 import type { ToolSchemas } from './toolInputs.js';
 import { ASYNC_STATUS_TOOL } from './toolNames.js';
-import type { CatalogSkill, Skill, SkillFile, ToolDefinition, ToolTarget } from './types.js';
+import type { CallTool, CatalogSkill, Skill, SkillFile, ToolDefinition, ToolTarget } from './types.js';
+import type { SkillBindings } from './upstreamBindings.js';
 
 /** What building one catalog skill needs from the catalog being built. */
 export interface CatalogSkillContext {
@@ -13,6 +15,10 @@ export interface CatalogSkillContext {
   readonly asyncEnabled: boolean;
   /** Every tool name of the catalog and what it does; filled in here. */
   readonly targets: Map<string, ToolTarget>;
+  /** The upstream tools the skill exposes (its bindings, or all tools of its upstream for an auto skill). */
+  readonly bindings?: SkillBindings;
+  /** Set for the auto skill of an upstream: its id. */
+  readonly upstream?: string;
 }
 
 type FileKind = ListedTool['kind'];
@@ -30,7 +36,7 @@ function describe(kind: FileKind, file: SkillFile, skill: string): string {
 
 /**
  * Names and defines every tool of one skill, in the order that decides clashes (README, "Writing a skill": tool names): get_info,
- * then per file (in path order) run, run_async, read.
+ * then per file (in path order) run, run_async, read, then the upstream tools it binds.
  */
 export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogSkillContext): CatalogSkill {
   const { registry, schemas, targets } = context;
@@ -85,14 +91,26 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
     });
   }
 
+  const bindings = context.bindings ?? { tools: [], upstreams: [] };
+  const callTools = buildCallTools(skill, sname, bindings.tools, registry);
+  const calls = new Map<string, CallTool>();
+  for (const call of callTools) {
+    calls.set(call.dispatchName, call);
+    targets.set(call.definition.name, { kind: 'call', skill: skill.name, call });
+  }
+  const part = { calls: callTools, upstreams: bindings.upstreams };
+
   return {
     skill,
+    ...(context.upstream === undefined ? {} : { upstream: context.upstream }),
+    calls,
+    usesUpstreams: bindings.upstreams.length > 0,
     sname,
     getInfoTool,
-    tools: listed.map((t) => t.definition),
+    tools: [...listed.map((t) => t.definition), ...callTools.map((c) => c.definition)],
     toolNames,
-    getInfoText: getInfoText(skill, listed),
-    loadSkillText: loadSkillText(skill, context.asyncEnabled),
-    catalogInfoText: catalogInfoText(skill, schemas, context.asyncEnabled),
+    getInfoText: getInfoText(skill, listed, part),
+    loadSkillText: loadSkillText(skill, context.asyncEnabled, part),
+    catalogInfoText: catalogInfoText(skill, schemas, context.asyncEnabled, part),
   };
 }

@@ -13,6 +13,7 @@ import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
+  CALL_SKILL_TOOL,
   LIST_SKILL_FILES_TOOL,
   LOAD_SKILL_TOOL,
   MIN_NAME_LENGTH,
@@ -31,13 +32,17 @@ import type {
   SkillResourceTarget,
   SkillsExtensionIndex,
   ToolTarget,
+  UpstreamSnapshot,
 } from './types.js';
+import { bindSkillTools } from './upstreamBindings.js';
+import { upstreamSkill } from './upstreamSkill.js';
 
 const FIXED_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
   [LOAD_SKILL_TOOL, { kind: 'load_skill' }],
   [LIST_SKILL_FILES_TOOL, { kind: 'list_skill_files' }],
   [READ_SKILL_FILE_TOOL, { kind: 'read_skill_file' }],
   [RUN_SKILL_SCRIPT_TOOL, { kind: 'run_skill_script' }],
+  [CALL_SKILL_TOOL, { kind: 'call_skill_tool' }],
 ];
 const ASYNC_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
   [ASYNC_STATUS_TOOL, { kind: 'get_async_status' }],
@@ -75,15 +80,31 @@ export function createCatalog(skills: readonly Skill[], options: CatalogOptions)
     targets.set(name, target);
   }
 
+  const upstreams = upstreamsById(options.upstreams ?? [], problems);
   const entries = new Map<string, CatalogSkill>();
   const snameOwners = new Map<string, string>();
+  const context = { registry, schemas, asyncEnabled, targets };
   for (const skill of skills) {
     if (entries.has(skill.name)) {
       problems.push(duplicateSkill(skill));
       continue;
     }
     const sname = uniqueSname(skill, snameOwners, problems);
-    const entry = buildCatalogSkill(skill, sname, { registry, schemas, asyncEnabled, targets });
+    const bindings = bindSkillTools(skill, upstreams, problems);
+    const entry = buildCatalogSkill(skill, sname, { ...context, bindings });
+    entries.set(skill.name, deepFreeze(entry));
+  }
+  // Auto skills come after folder skills, in config order: a folder skill keeps its name and tool names.
+  for (const upstream of upstreams.values()) {
+    if (upstream.skill !== 'auto') continue;
+    const skill = upstreamSkill(upstream);
+    if (entries.has(skill.name)) {
+      problems.push(duplicateSkill(skill));
+      continue;
+    }
+    const sname = uniqueSname(skill, snameOwners, problems);
+    const bindings = { tools: upstream.tools.map((tool) => ({ upstream, tool })), upstreams: [upstream] };
+    const entry = buildCatalogSkill(skill, sname, { ...context, bindings, upstream: upstream.id });
     entries.set(skill.name, deepFreeze(entry));
   }
   for (const target of targets.values()) deepFreeze(target);
@@ -95,6 +116,7 @@ export function createCatalog(skills: readonly Skill[], options: CatalogOptions)
   return Object.freeze({
     skills: entries,
     problems: Object.freeze(problems),
+    upstreams,
     asyncEnabled,
     inputs: Object.freeze(inputs),
     extension,
@@ -114,7 +136,9 @@ function buildExtensionIndex(entries: ReadonlyMap<string, CatalogSkill>): Skills
   const problems: Problem[] = [];
   const published = new Map<string, SkillEntry>();
   const byUri = new Map<string, SkillResourceTarget>();
-  for (const { skill } of entries.values()) {
+  for (const { skill, upstream } of entries.values()) {
+    // An auto skill has no SKILL.md a native host could use: its tools need the gateway (docs/upstreams.md).
+    if (upstream !== undefined) continue;
     const built = buildSkillEntry(skill);
     for (const { code, reason } of built.problems) {
       problems.push({
@@ -154,6 +178,27 @@ function buildPrompts(
     );
   }
   return prompts;
+}
+
+/** The snapshots by id, in config order; a repeated id (the config refuses it) keeps the first. */
+function upstreamsById(
+  list: readonly UpstreamSnapshot[],
+  problems: Problem[],
+): ReadonlyMap<string, UpstreamSnapshot> {
+  const byId = new Map<string, UpstreamSnapshot>();
+  for (const upstream of list) {
+    if (byId.has(upstream.id)) {
+      problems.push({
+        severity: 'warning',
+        code: 'NAME_CLASH',
+        file: `upstream:${upstream.id}`,
+        reason: `upstream "${upstream.id}" is configured twice; the first is used`,
+      });
+      continue;
+    }
+    byId.set(upstream.id, upstream);
+  }
+  return byId;
 }
 
 function duplicateSkill(skill: Skill): Problem {

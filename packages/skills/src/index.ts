@@ -19,6 +19,7 @@ export { DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
 export {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
+  CALL_SKILL_TOOL,
   LIST_SKILL_FILES_TOOL,
   LOAD_SKILL_TOOL,
   MIN_NAME_LENGTH,
@@ -26,6 +27,7 @@ export {
   RUN_SKILL_SCRIPT_TOOL,
 } from './toolNames.js';
 export type {
+  CallTool,
   Catalog,
   CatalogOptions,
   CatalogSkill,
@@ -52,6 +54,8 @@ export type {
   ToolKind,
   ToolTarget,
   ToolView,
+  UpstreamSnapshot,
+  UpstreamTool,
   Validation,
 } from './types.js';
 export { DISCLOSURES } from './types.js';

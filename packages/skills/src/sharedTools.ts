@@ -2,6 +2,7 @@ import type { ToolSchemas } from './toolInputs.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
+  CALL_SKILL_TOOL,
   LIST_SKILL_FILES_TOOL,
   LOAD_SKILL_TOOL,
   READ_SKILL_FILE_TOOL,
@@ -17,6 +18,8 @@ export interface SharedTools {
   readonly universal: readonly ToolDefinition[];
   /** read_skill_file, run_skill_script: the calls catalog-mode get_info texts name. */
   readonly catalog: readonly ToolDefinition[];
+  /** call_skill_tool: catalog and universal modes list it when a usable skill exposes upstream tools. */
+  readonly dispatcher: ToolDefinition;
 }
 
 const readOnly = { readOnlyHint: true };
@@ -63,6 +66,12 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
       runScript,
     ],
     catalog: [readFile, runScript],
+    dispatcher: {
+      name: CALL_SKILL_TOOL,
+      description:
+        "Call a tool of another MCP server that a skill exposes. Read the skill's instructions first: they print each tool's exact name and argument schema.",
+      inputSchema: schemas.callSkillTool,
+    },
   };
 }
 

@@ -60,6 +60,16 @@ function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
     loadSkill: z.strictObject({ name: skill }),
     listSkillFiles: z.strictObject({ skill }),
     readSkillFile: z.strictObject({ skill, path }),
+    // Upstream tools validate their own arguments: the gateway only checks that they are an object.
+    callArguments: z.record(z.string(), z.unknown()),
+    callSkillTool: z.strictObject({
+      skill,
+      tool: name.describe("the upstream tool's name exactly as the skill's instructions print it"),
+      arguments: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("the tool's arguments, as its input schema in the skill's instructions says"),
+    }),
     runSkillScript: z.strictObject({
       skill,
       path,

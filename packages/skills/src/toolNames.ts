@@ -16,6 +16,9 @@ export const READ_SKILL_FILE_TOOL = 'read_skill_file';
 /** Universal mode: runs one script of a skill. */
 export const RUN_SKILL_SCRIPT_TOOL = 'run_skill_script';
 
+/** Catalog/universal modes: calls an upstream tool a skill exposes, `{ skill, tool, arguments }`. */
+export const CALL_SKILL_TOOL = 'call_skill_tool';
+
 /**
  * Smallest allowed `maxNameLength`: a shortened run_async name (`skill_` + `_run_async_` + `_` + 6 hex, 24
  * chars) still keeps 8 chars for the skill and file parts, so that a model can tell what it runs.

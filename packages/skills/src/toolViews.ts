@@ -32,6 +32,11 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
   const allowedHasScripts = viewCache((allowed) =>
     allowedEntries(allowed).some((e) => withScripts.has(e.skill.name)),
   );
+  // Whether the skill uses upstreams, not whether they have tools right now: the list stays put while an
+  // upstream connects or is down (docs/upstreams.md).
+  const allowedUsesUpstreams = viewCache((allowed) => allowedEntries(allowed).some((e) => e.usesUpstreams));
+  const dispatcher = (allowed: ReadonlySet<string> | undefined) =>
+    allowedUsesUpstreams(allowed) ? [shared.dispatcher] : [];
   const getInfoTools = viewCache((allowed) =>
     Object.freeze(allowedEntries(allowed).map((e) => e.getInfoTool)),
   );
@@ -43,6 +48,7 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
     Object.freeze([
       deepFreeze(loadSkillTool(allowedEntries(allowed), schemas)),
       ...shared.universal,
+      ...dispatcher(allowed),
       ...shared.async,
     ]),
   );
@@ -50,6 +56,7 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
     Object.freeze([
       ...getInfoTools(allowed),
       ...shared.catalog,
+      ...dispatcher(allowed),
       ...(allowedHasScripts(allowed) ? shared.async : []),
     ]),
   );
@@ -98,6 +105,8 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
       case 'read_skill_file':
       case 'run_skill_script':
         return callable(mode === 'universal' || mode === 'catalog');
+      case 'call_skill_tool':
+        return callable((mode === 'universal' || mode === 'catalog') && allowedUsesUpstreams(view.allowed));
       case 'get_async_status':
       case 'cancel_async':
         if (mode === 'universal') return 'callable';
@@ -106,7 +115,7 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
       case 'get_info':
         return callable(mode !== 'universal' && isAllowed(target.skill, view.allowed));
       default:
-        // A skill's run/read tools: listed in eager mode, and in namespaced mode once the skill is unlocked.
+        // A skill's run/read/call tools: listed in eager mode, and in namespaced mode once the skill is unlocked.
         if (!isAllowed(target.skill, view.allowed)) return 'hidden';
         if (mode === 'eager') return 'callable';
         if (mode !== 'namespaced') return 'hidden';

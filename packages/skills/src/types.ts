@@ -29,7 +29,9 @@ export type ProblemCode =
   | 'SKILL_KEPT_LAST_GOOD'
   | 'SKILL_MD_TOO_LARGE'
   | 'SKILL_NOT_PUBLISHED'
-  | 'SKILL_OVER_LIMITS';
+  | 'SKILL_OVER_LIMITS'
+  | 'UPSTREAM_UNKNOWN'
+  | 'UPSTREAM_BINDING_EMPTY';
 
 /** One problem, located by file and (when it is about frontmatter) field. */
 export interface Problem {
@@ -107,6 +109,7 @@ export interface ToolDefinition {
   readonly description: string;
   readonly inputSchema: ToolInputSchema;
   readonly annotations?: {
+    readonly title?: string;
     readonly readOnlyHint?: boolean;
     readonly destructiveHint?: boolean;
     readonly idempotentHint?: boolean;
@@ -123,18 +126,69 @@ export type ToolTarget =
   | { readonly kind: 'load_skill' }
   | { readonly kind: 'read_skill_file' }
   | { readonly kind: 'list_skill_files' }
-  | { readonly kind: 'run_skill_script' };
+  | { readonly kind: 'run_skill_script' }
+  /** An upstream MCP tool bound to a skill (docs/upstreams.md): `skill_<s>_call_<tool>`. */
+  | { readonly kind: 'call'; readonly skill: string; readonly call: CallTool }
+  /** The dispatcher of catalog/universal modes: `call_skill_tool { skill, tool, arguments }`. */
+  | { readonly kind: 'call_skill_tool' };
 
 /** Every tool kind. */
 export type ToolKind = ToolTarget['kind'];
 
+/** One tool of an upstream MCP server as the catalog is built from it (plain data, no transport). */
+export interface UpstreamTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  readonly annotations?: Readonly<Record<string, unknown>>;
+}
+
+/** What the catalog knows of one configured upstream MCP server when it is built (docs/upstreams.md). */
+export interface UpstreamSnapshot {
+  /** The configured `id` (a-z0-9-): names its auto skill and its `mcp__<id>__<tool>` bindings. */
+  readonly id: string;
+  /** `auto`: the upstream is a skill of its own; `none`: only folder skills that bind its tools expose them. */
+  readonly skill: 'auto' | 'none';
+  /** The configured description of its auto skill. */
+  readonly description?: string;
+  readonly state: 'connecting' | 'ready' | 'down';
+  /** Why it is down (or why the last attempt failed). */
+  readonly lastError?: string;
+  /** The upstream's initialize `instructions`. */
+  readonly instructions?: string;
+  readonly serverInfo?: { readonly name: string; readonly title?: string; readonly version?: string };
+  /** Already narrowed by the configured `tools` globs; the last known list while down. */
+  readonly tools: readonly UpstreamTool[];
+}
+
+/** An upstream tool as one skill exposes it: its call tool and the dispatcher's name for it. */
+export interface CallTool {
+  /** The upstream's id. */
+  readonly upstream: string;
+  /** The upstream tool's own name: what is sent upstream. */
+  readonly tool: string;
+  /** `tool` for call_skill_tool, or `<upstream>__<tool>` when the skill binds two tools of that name. */
+  readonly dispatchName: string;
+  /** The namespaced definition (`skill_<s>_call_<tool>`), with the upstream's schema and annotations. */
+  readonly definition: ToolDefinition;
+}
+
 /** A skill as the catalog serves it: its tools and texts, computed once. */
 export interface CatalogSkill {
+  /** For an auto skill of an upstream, a synthetic skill: no directory, no files, body = its instructions. */
   readonly skill: Skill;
+  /** The upstream id when this is the auto skill of an upstream (`skill: auto`); absent for folder skills. */
+  readonly upstream?: string;
+  /** Upstream tools the skill exposes, by dispatch name, in listing order. */
+  readonly calls: ReadonlyMap<string, CallTool>;
+  /** True when the skill is an auto skill or binds at least one configured upstream (even with no tools now). */
+  readonly usesUpstreams: boolean;
   /** Sanitized skill name used in tool names. */
   readonly sname: string;
   readonly getInfoTool: ToolDefinition;
-  /** The skill's run/read (and run_async when enabled) tools, in file order. */
+  /** The skill's run/read (and run_async when enabled) tools, in file order, then its call tools. */
   readonly tools: readonly ToolDefinition[];
   /** Tool name of each file's tools, by file path. */
   readonly toolNames: ReadonlyMap<
@@ -170,6 +224,8 @@ export interface CatalogOptions {
   readonly argumentLimits?: Omit<ArgumentLimits, 'maxTimeoutSeconds'>;
   /** Problems from loading, carried along so that one object reports everything. */
   readonly problems?: readonly Problem[];
+  /** The configured upstream MCP servers, in config order (docs/upstreams.md). */
+  readonly upstreams?: readonly UpstreamSnapshot[];
 }
 
 /** The immutable, shared tool catalog built from the loaded skills. */
@@ -178,6 +234,8 @@ export interface Catalog {
   readonly skills: ReadonlyMap<string, CatalogSkill>;
   /** Loading problems plus tool-name clashes and truncations. */
   readonly problems: readonly Problem[];
+  /** The upstream snapshots the catalog was built from, by id, in config order. */
+  readonly upstreams: ReadonlyMap<string, UpstreamSnapshot>;
   readonly asyncEnabled: boolean;
   /** The input contract: validators enforced on tools/call and the JSON Schemas advertised from them. */
   readonly inputs: ToolInputs;

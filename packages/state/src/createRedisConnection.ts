@@ -23,7 +23,7 @@ export interface RedisConnectionOptions {
 export interface RedisConnection {
   /** `keyPrefix` + the parts joined by `:`. */
   key(...parts: string[]): string;
-  /** Runs a command; any failure becomes STATE_UNAVAILABLE, within the command timeout. */
+  /** Runs a command; a failure becomes STATE_FULL (Redis out of memory) or else STATE_UNAVAILABLE. */
   run<T>(op: (client: Redis) => Promise<T>): Promise<T>;
   /** Runs a Lua script by its hash, loading it on the first NOSCRIPT. */
   script(script: RedisScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
@@ -42,6 +42,13 @@ export interface RedisConnection {
 
 // Reconnect quickly at first, then every second: Redis coming back should be noticed within about a second.
 const retryStrategy = (times: number): number => Math.min(50 * 2 ** Math.min(times, 5), 1000);
+
+const isOutOfMemory = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const previous = (error as { previousErrors?: unknown }).previousErrors;
+  const errors = [error, ...(Array.isArray(previous) ? previous : [])];
+  return errors.some((e) => e instanceof Error && /\bOOM\b/.test(e.message));
+};
 
 /** Connects to Redis for the shared state; never blocks: commands fail fast until it is reachable. */
 export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
@@ -104,6 +111,15 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       return await op(client);
     } catch (error) {
       if (error instanceof StateError) throw error;
+      // Redis answers writes past its maxmemory with OOM (noeviction): full, not away; say which. In a
+      // MULTI the OOM is one of the errors that made EXEC abort.
+      if (isOutOfMemory(error)) {
+        throw new StateError(
+          'STATE_FULL',
+          'shared state is full: Redis refused a write because it reached its maxmemory (OOM)',
+          { cause: error },
+        );
+      }
       throw new StateError('STATE_UNAVAILABLE', `shared state unavailable: ${(error as Error).message}`, {
         cause: error,
       });

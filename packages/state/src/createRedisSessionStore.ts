@@ -32,7 +32,10 @@ for _, id in ipairs(expired) do
 end`;
 
 // KEYS: index, principal index, session key; ARGV: prefix, id, record, ttl, max sessions, max per principal.
-const CREATE = redisScript(`${NOW}${EXPIRE}
+// The shebang (Redis 7) makes Redis refuse the whole script with OOM when it is at its maxmemory: a script
+// without one is only refused at its first write, and the expiry sweep below writes before the record does.
+const CREATE = redisScript(`#!lua
+${NOW}${EXPIRE}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then return {1, expired} end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then return {2, expired} end

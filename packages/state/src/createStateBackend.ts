@@ -9,7 +9,7 @@ import { createRedisEventBus } from './createRedisEventBus.js';
 import { createRedisJobStore } from './createRedisJobStore.js';
 import { createRedisRateLimiter } from './createRedisRateLimiter.js';
 import { createRedisSessionStore } from './createRedisSessionStore.js';
-import { StateError } from './stateError.js';
+import { redisTarget } from './redisTarget.js';
 import type { EventBus, JobStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
 
 /** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */
@@ -95,12 +95,10 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
       },
     };
   }
-  if (options.redisUrl === undefined || options.redisUrl === '') {
-    throw new StateError('STATE_MISCONFIGURED', 'state.backend is redis but no Redis URL is set');
-  }
+  const url = redisTarget(options.redisUrl);
   const timings = options.timings ?? {};
   const connection = createRedisConnection({
-    url: options.redisUrl,
+    url,
     keyPrefix: options.keyPrefix,
     commandTimeoutMs: timings.commandTimeoutMs,
     connectTimeoutMs: timings.connectTimeoutMs,

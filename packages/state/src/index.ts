@@ -18,6 +18,7 @@ export type { StateBackend, StateBackendOptions } from './createStateBackend.js'
 export { createStateBackend } from './createStateBackend.js';
 export type { MirrorJobOptions } from './mirrorJob.js';
 export { mirrorJob } from './mirrorJob.js';
+export { redisTarget } from './redisTarget.js';
 export { StateError } from './stateError.js';
 export type {
   EventBus,

@@ -11,6 +11,7 @@ import {
   SkillsExtension,
 } from '@modelcontextprotocol/server/ext/skills';
 import type { Principal } from '../accessPolicy.js';
+import { boundStrings } from '../logging/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';
@@ -69,7 +70,15 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
     const target = catalog.extension.resolveUri(uri);
     // Audited like tool calls: who read which file, and who probed for what is not theirs.
     const audit = (outcome: string) =>
-      log.info({ audit: 'resource_read', principal: principal.name, uri, outcome }, 'skill resource read');
+      log.info(
+        {
+          audit: 'resource_read',
+          principal: principal.name,
+          uri: boundStrings(uri, config.server.max_client_string_chars),
+          outcome,
+        },
+        'skill resource read',
+      );
     if (target === undefined || !skillsViewOf(runtime.policy, catalog, principal).mayUse(target.skill)) {
       audit('not_found');
       return undefined;

@@ -1,0 +1,98 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallTool } from '@skillgate/skills';
+
+/** Why an upstream call failed (docs/upstreams.md): the `structuredContent.reason` of the tool error. */
+export type UpstreamFailureReason =
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'UPSTREAM_TIMEOUT'
+  | 'UPSTREAM_ERROR'
+  | 'RESULT_TOO_LARGE';
+
+/** Progress an upstream reported for a call, passed on to the caller as it came. */
+export interface UpstreamProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** What one upstream call gave: the upstream's result, or why there is none. */
+export type UpstreamCallResult =
+  | {
+      readonly ok: true;
+      readonly result: { content: unknown[]; structuredContent?: unknown; isError?: boolean };
+    }
+  | { readonly ok: false; readonly reason: UpstreamFailureReason; readonly message: string };
+
+/** The part of the upstream pool that tool calls use (packages/upstreams implements it). */
+export interface UpstreamCaller {
+  call(
+    id: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal; onProgress?: (progress: UpstreamProgress) => void },
+  ): Promise<UpstreamCallResult>;
+}
+
+/** What the audit line and metrics say about an upstream call. */
+export interface UpstreamCallLabels {
+  readonly skill: string;
+  readonly upstream: string;
+  readonly tool: string;
+  /** The failure reason, when the call got no upstream result. */
+  readonly reason?: UpstreamFailureReason;
+}
+
+/** Options of callUpstream. */
+export interface CallUpstreamOptions {
+  /** The pool; undefined when no upstream is configured (a stale catalog cannot call anything then). */
+  readonly upstreams: UpstreamCaller | undefined;
+  readonly skill: string;
+  readonly call: CallTool;
+  readonly args: Record<string, unknown>;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (progress: UpstreamProgress) => void;
+}
+
+/** A failure as the tool error a model can act on: the reason in text and in structuredContent. */
+export function upstreamFailure(
+  reason: UpstreamFailureReason,
+  message: string,
+  call: Pick<CallTool, 'upstream' | 'tool'>,
+): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${reason}: ${message}` }],
+    structuredContent: { reason, message, upstream: call.upstream, tool: call.tool },
+  };
+}
+
+/**
+ * Calls one upstream tool for a caller (docs/upstreams.md): the arguments go on unchanged (the upstream
+ * validates them), its result comes back as it is, and every failure is a tool error with a reason, never a
+ * JSON-RPC error or a hang. The caller's token and identity never go upstream: only the tool and arguments.
+ */
+export async function callUpstream(
+  options: CallUpstreamOptions,
+): Promise<{ result: CallToolResult; labels: UpstreamCallLabels }> {
+  const { call, skill } = options;
+  const labels = { skill, upstream: call.upstream, tool: call.tool };
+  if (options.upstreams === undefined) {
+    const reason = 'UPSTREAM_UNAVAILABLE';
+    return {
+      result: upstreamFailure(reason, `upstream "${call.upstream}" is not connected`, call),
+      labels: { ...labels, reason },
+    };
+  }
+  const outcome = await options.upstreams.call(call.upstream, call.tool, options.args, {
+    signal: options.signal,
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
+  if (!outcome.ok) {
+    return {
+      result: upstreamFailure(outcome.reason, outcome.message, call),
+      labels: { ...labels, reason: outcome.reason },
+    };
+  }
+  // The upstream's result is passed on as it is: content, structuredContent and isError.
+  return { result: outcome.result as CallToolResult, labels };
+}
