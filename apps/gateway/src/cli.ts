@@ -16,9 +16,9 @@ import {
   createAccessPolicy,
   type Principal,
   tokenPrincipal,
-} from './accessPolicy.js';
-import { buildCatalog } from './catalogSource.js';
+} from './auth/accessPolicy.js';
 import { createGateway } from './createGateway.js';
+import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
 
 const USAGE = `Usage: skillgate <command> [options]

@@ -3,21 +3,21 @@ import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner
 import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { createAccessPolicy } from './accessPolicy.js';
-import { buildApp } from './buildApp.js';
-import { createCatalogSource } from './catalogSource.js';
+import { createAccessPolicy } from './auth/accessPolicy.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
-import { notifyCatalogChange } from './disclosure/notifyCatalogChange.js';
-import { createInFlightCalls } from './inFlightCalls.js';
-import { createLiveSessions, type LiveSessions } from './liveSessions.js';
-import { createGatewayLogger } from './logging/createGatewayLogger.js';
-import { countJobEnd, createMetrics } from './metrics.js';
+import { buildApp } from './http/buildApp.js';
+import { createOriginPolicy } from './http/requestGuards.js';
+import { createLiveSessions, type LiveSessions } from './legacy/liveSessions.js';
+import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
-import { createOriginPolicy } from './requestGuards.js';
+import { createGatewayLogger } from './observability/createGatewayLogger.js';
+import { countJobEnd, createMetrics } from './observability/metrics.js';
+import { createCatalogSource } from './reload/catalogSource.js';
+import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
+import { watchSkillRoots } from './reload/skillWatcher.js';
 import type { GatewayRuntime } from './runtime.js';
-import { watchSkillRoots } from './skillWatcher.js';
-import { withUnlockSnapshots } from './withUnlockSnapshots.js';
+import { createInFlightCalls } from './tools/inFlightCalls.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
 

@@ -1,14 +1,13 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import type { ScriptRunner } from '@skillgate/runner';
-import type { SessionStore } from '@skillgate/sessions';
-import type { EventBus, JobRegistry, StateEvent } from '@skillgate/state';
+import type { EventBus, JobRegistry, SessionStore, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AccessPolicy } from './accessPolicy.js';
-import type { CatalogSource } from './catalogSource.js';
+import type { AccessPolicy } from './auth/accessPolicy.js';
 import type { DisclosurePolicy } from './disclosure/disclosurePolicy.js';
-import type { InFlightCalls } from './inFlightCalls.js';
-import type { Metrics } from './metrics.js';
-import type { UpstreamCaller } from './upstreamCalls.js';
+import type { Metrics } from './observability/metrics.js';
+import type { CatalogSource } from './reload/catalogSource.js';
+import type { InFlightCalls } from './tools/inFlightCalls.js';
+import type { UpstreamCaller } from './tools/upstreamCalls.js';
 
 /** Everything the gateway's request handling needs, built once by createGateway. */
 export interface GatewayRuntime {

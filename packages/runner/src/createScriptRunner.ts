@@ -4,13 +4,13 @@ import { limitExceeded } from './limitExceeded.js';
 import { createProcessGuard, type ProcessGuard, type RunCgroup } from './processGuard.js';
 import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
-import { sandboxArguments } from './sandboxArguments.js';
-import { sandboxExitStatus } from './sandboxExitStatus.js';
-import { sandboxPid } from './sandboxPid.js';
+import { sandboxArguments } from './sandbox/sandboxArguments.js';
+import { sandboxExitStatus } from './sandbox/sandboxExitStatus.js';
+import { sandboxPid } from './sandbox/sandboxPid.js';
+import { SANDBOX_PATH, systemLayout } from './sandbox/systemLayout.js';
 import { signalProcessGroup } from './signalProcessGroup.js';
 import { createSlotPool } from './slotPool.js';
 import { type SpawnHooks, type SyncPipes, spawnScript } from './spawnScript.js';
-import { SANDBOX_PATH, systemLayout } from './systemLayout.js';
 import type {
   IsolationReport,
   RunnerOptions,

@@ -1,6 +1,6 @@
 export { createScriptRunner } from './createScriptRunner.js';
-export { type ProbeOptions, probeSandbox } from './probeSandbox.js';
 export { RunnerError } from './runnerError.js';
+export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
 export type {
   IsolationReport,
   LimitName,

@@ -3,7 +3,7 @@ import { access, open } from 'node:fs/promises';
 import { basename, extname, isAbsolute, relative, resolve } from 'node:path';
 import { findExecutable, isExecutableFile } from './findExecutable.js';
 import { RunnerError } from './runnerError.js';
-import { SANDBOX_PATH, type SystemLayout } from './systemLayout.js';
+import { SANDBOX_PATH, type SystemLayout } from './sandbox/systemLayout.js';
 import type { RunRequest } from './types.js';
 
 /** Options of createCommandResolver. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/index.js';
-import { sandboxExitStatus } from '../src/sandboxExitStatus.js';
+import { sandboxExitStatus } from '../src/sandbox/sandboxExitStatus.js';
 
 const result = (exit_code: number | null, signal: string | null = null): RunResult => ({
   exit_code,

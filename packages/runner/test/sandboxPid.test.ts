@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { sandboxPid } from '../src/sandboxPid.js';
+import { sandboxPid } from '../src/sandbox/sandboxPid.js';
 
 describe('sandboxPid', () => {
   it("reads the child pid from bwrap's --info-fd JSON, even split across chunks", async () => {

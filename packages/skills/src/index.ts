@@ -1,21 +1,26 @@
+export { createCatalog } from './catalog/createCatalog.js';
+export { renderSummary, type SummaryOptions } from './catalog/renderSummary.js';
+export type {
+  ArgumentLimits,
+  RunInput,
+  ToolInputs,
+  ToolInputValidators,
+  ToolSchemas,
+} from './catalog/toolInputs.js';
+export { DEFAULT_ARGUMENT_LIMITS } from './catalog/toolInputs.js';
 export {
   buildSkillEntry,
   SKILL_LIMITS,
   type SkillEntryProblem,
   type SkillEntryResult,
-} from './buildSkillEntry.js';
-export { createCatalog } from './createCatalog.js';
-export { fileToolSuffix } from './fileToolSuffix.js';
-export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './loadSkills.js';
-export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './parseSkillMd.js';
-export { type BoundedRead, type ReadBoundedOptions, readBounded } from './readBounded.js';
-export { renderSummary, type SummaryOptions } from './renderSummary.js';
-export { sanitizeName } from './sanitizeName.js';
-export { MAX_FILES_PER_SKILL } from './scanSkillFiles.js';
-export { SkillsError } from './skillsError.js';
-export { skillUri } from './skillUri.js';
-export type { ArgumentLimits, RunInput, ToolInputs, ToolInputValidators, ToolSchemas } from './toolInputs.js';
-export { DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
+} from './extension/buildSkillEntry.js';
+export { skillUri } from './extension/skillUri.js';
+export { type BoundedRead, type ReadBoundedOptions, readBounded } from './files/readBounded.js';
+export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
+export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './load/parseSkillMd.js';
+export { MAX_FILES_PER_SKILL } from './load/scanSkillFiles.js';
+export { fileToolSuffix } from './names/fileToolSuffix.js';
+export { sanitizeName } from './names/sanitizeName.js';
 export {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -25,7 +30,8 @@ export {
   MIN_NAME_LENGTH,
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
-} from './toolNames.js';
+} from './names/toolNames.js';
+export { SkillsError } from './skillsError.js';
 export type {
   CallTool,
   Catalog,

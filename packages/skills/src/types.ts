@@ -1,4 +1,4 @@
-import type { ArgumentLimits, ToolInputs } from './toolInputs.js';
+import type { ArgumentLimits, ToolInputs } from './catalog/toolInputs.js';
 
 /** How strictly SKILL.md files are checked: `strict` refuses a skill with any problem. */
 export type Validation = 'strict' | 'lenient';

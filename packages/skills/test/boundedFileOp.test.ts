@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedFileOp } from '../src/boundedFileOp.js';
+import { boundedFileOp } from '../src/files/boundedFileOp.js';
 import { SkillsError } from '../src/skillsError.js';
 
 /** A promise settled from outside: a file operation stuck in the kernel until the test lets it go. */

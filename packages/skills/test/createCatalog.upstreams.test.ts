@@ -271,3 +271,12 @@ describe('createCatalog with upstreams: get_info texts', () => {
     expect(text).toContain('skill_github_call_create_issue');
   });
 });
+
+describe('createCatalog with upstreams: an upstream without tools', () => {
+  it('says its upstream exposes no tools rather than that the skill has no files', () => {
+    const empty = build([], [upstream('quiet', [])]);
+    expect(empty.skills.get('quiet')?.getInfoText).toBe(
+      'Skill "quiet" has no files and its upstreams expose no tools right now.',
+    );
+  });
+});

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inspectFile } from '../src/inspectFile.js';
+import { inspectFile } from '../src/files/inspectFile.js';
 import { SkillsError } from '../src/skillsError.js';
 import { makeFifo, tempDir } from './helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isRunnableScript } from '../src/isRunnableScript.js';
+import { isRunnableScript } from '../src/load/isRunnableScript.js';
 import { tempDir, writeTree } from './helpers/fixtures.js';
 
 const EXTENSIONS = new Set(['.py', '.sh']);

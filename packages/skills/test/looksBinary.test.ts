@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inspectFile } from '../src/inspectFile.js';
-import { SNIFF_BYTES } from '../src/looksBinary.js';
+import { inspectFile } from '../src/files/inspectFile.js';
+import { SNIFF_BYTES } from '../src/files/looksBinary.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function sniff(content: Uint8Array | string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mimeTypeOf } from '../src/mimeType.js';
+import { mimeTypeOf } from '../src/files/mimeType.js';
 
 describe('mimeTypeOf', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNameRegistry, type NameClaim } from '../src/nameRegistry.js';
+import { createNameRegistry, type NameClaim } from '../src/names/nameRegistry.js';
 import type { Problem } from '../src/types.js';
 
 const claim = (over: Partial<NameClaim> & Pick<NameClaim, 'sname' | 'role'>): NameClaim => ({

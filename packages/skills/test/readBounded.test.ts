@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBounded } from '../src/readBounded.js';
+import { readBounded } from '../src/files/readBounded.js';
 import { SkillsError } from '../src/skillsError.js';
 import { makeFifo, sparseFile, tempDir } from './helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { chmod, mkdir, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_FILES_PER_SKILL, scanSkillFiles } from '../src/scanSkillFiles.js';
+import { MAX_FILES_PER_SKILL, scanSkillFiles } from '../src/load/scanSkillFiles.js';
 import { tempDir, writeTree } from './helpers/fixtures.js';
 
 const paths = (result: Awaited<ReturnType<typeof scanSkillFiles>>) => result.files.map((f) => f.path);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shortenToolName } from '../src/shortenToolName.js';
+import { shortenToolName } from '../src/names/shortenToolName.js';
 
 const HASH = 'abc123';
 

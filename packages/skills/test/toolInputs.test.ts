@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildToolInputs } from '../src/toolInputs.js';
+import { buildToolInputs } from '../src/catalog/toolInputs.js';
 
 const LIMITS = { maxTimeoutSeconds: 30, maxArgs: 3, maxArgBytes: 10, maxStdinBytes: 5 };
 

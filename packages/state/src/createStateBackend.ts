@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createMemorySessionStore, type SessionStore } from '@skillgate/sessions';
-import { createMemoryEventBus } from './createMemoryEventBus.js';
-import { createMemoryJobStore } from './createMemoryJobStore.js';
-import { createMemoryRateLimiter } from './createMemoryRateLimiter.js';
-import { createRedisConnection } from './createRedisConnection.js';
-import { createRedisEventBus } from './createRedisEventBus.js';
-import { createRedisJobStore } from './createRedisJobStore.js';
-import { createRedisRateLimiter } from './createRedisRateLimiter.js';
-import { createRedisSessionStore } from './createRedisSessionStore.js';
-import { redisTarget } from './redisTarget.js';
+import { createMemoryEventBus } from './events/createMemoryEventBus.js';
+import { createRedisEventBus } from './events/createRedisEventBus.js';
+import { createMemoryJobStore } from './jobs/createMemoryJobStore.js';
+import { createRedisJobStore } from './jobs/createRedisJobStore.js';
+import { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
+import { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
+import { createRedisConnection } from './redis/createRedisConnection.js';
+import { redisTarget } from './redis/redisTarget.js';
+import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
+import { createMemorySessionStore } from './sessions/memorySessionStore.js';
+import type { SessionStore } from './sessions/types.js';
 import type { EventBus, JobStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
 
 /** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */

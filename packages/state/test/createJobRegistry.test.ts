@@ -9,9 +9,9 @@ import {
   type ScriptRunner,
 } from '@skillgate/runner';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRegistry } from '../src/createJobRegistry.js';
-import { createMemoryJobStore } from '../src/createMemoryJobStore.js';
-import { createRedisJobStore } from '../src/createRedisJobStore.js';
+import { createJobRegistry } from '../src/jobs/createJobRegistry.js';
+import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
+import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
 import { StateError } from '../src/stateError.js';
 import type { JobEnd, JobRegistry, JobStore, JobStoreOptions } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';

@@ -1,7 +1,7 @@
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryEventBus } from '../src/createMemoryEventBus.js';
-import { createRedisEventBus } from '../src/createRedisEventBus.js';
+import { createMemoryEventBus } from '../src/events/createMemoryEventBus.js';
+import { createRedisEventBus } from '../src/events/createRedisEventBus.js';
 import type { StateEvent } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';

@@ -1,7 +1,7 @@
 import type { ScriptOutput } from '@skillgate/runner';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryJobStore } from '../src/createMemoryJobStore.js';
-import { createRedisJobStore } from '../src/createRedisJobStore.js';
+import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
+import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
 import type { JobStore } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryRateLimiter } from '../src/createMemoryRateLimiter.js';
-import { createRedisRateLimiter } from '../src/createRedisRateLimiter.js';
+import { createMemoryRateLimiter } from '../src/rateLimit/createMemoryRateLimiter.js';
+import { createRedisRateLimiter } from '../src/rateLimit/createRedisRateLimiter.js';
 import type { RateLimiter } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';

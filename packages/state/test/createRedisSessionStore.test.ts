@@ -1,7 +1,10 @@
-import type { SessionRecord, SessionStore } from '@skillgate/sessions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisConnection, type RedisConnection } from '../src/createRedisConnection.js';
-import { createRedisSessionStore, type RedisSessionStoreOptions } from '../src/createRedisSessionStore.js';
+import type { SessionRecord, SessionStore } from '../src/index.js';
+import { createRedisConnection, type RedisConnection } from '../src/redis/createRedisConnection.js';
+import {
+  createRedisSessionStore,
+  type RedisSessionStoreOptions,
+} from '../src/sessions/createRedisSessionStore.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { waitFor } from './helpers/waitFor.js';
 

@@ -1,10 +1,10 @@
-import type { SessionRecord } from '@skillgate/sessions';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createStateBackend,
   type StateBackend,
   type StateBackendOptions,
 } from '../src/createStateBackend.js';
+import type { SessionRecord } from '../src/index.js';
 import type { StateEvent } from '../src/types.js';
 import { freshPrefix } from './helpers/redisReplicas.js';
 import { freePort, type RedisServer, startRedisServer } from './helpers/redisServer.js';

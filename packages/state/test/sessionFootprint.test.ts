@@ -1,6 +1,6 @@
-import type { SessionRecord } from '@skillgate/sessions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisSessionStore } from '../src/createRedisSessionStore.js';
+import type { SessionRecord } from '../src/index.js';
+import { createRedisSessionStore } from '../src/sessions/createRedisSessionStore.js';
 import { connections } from './helpers/redisReplicas.js';
 import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 

@@ -1,4 +1,3 @@
-import type { SessionStore } from '@skillgate/sessions';
 import {
   type Catalog,
   type CatalogSkill,
@@ -8,8 +7,9 @@ import {
   type ToolTarget,
   type ToolView,
 } from '@skillgate/skills';
-import type { AccessPolicy, Principal } from '../accessPolicy.js';
-import type { CatalogDiff } from './catalogDiff.js';
+import type { SessionStore } from '@skillgate/state';
+import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
+import type { CatalogDiff } from '../reload/catalogDiff.js';
 
 /** The protocol era of a request: 2025-era sessions (`initialize`) or 2026-07-28 per-request. */
 export type Era = 'legacy' | 'modern';

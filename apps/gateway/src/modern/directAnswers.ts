@@ -7,9 +7,9 @@ import {
   specTypeSchemas,
 } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
-import type { Principal } from '../accessPolicy.js';
+import type { Principal } from '../auth/accessPolicy.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
-import type { ToolCallHandler } from '../toolHandlers.js';
+import type { ToolCallHandler } from '../tools/toolHandlers.js';
 import type { DirectRequest } from './directRequest.js';
 
 /** What the direct path needs: the handlers the SDK's per-request server registers, and a way to render once. */

@@ -7,13 +7,13 @@ import {
   McpServer,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import type { Principal } from '../accessPolicy.js';
+import type { Principal } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { SERVER_INFO } from '../legacy/sessionServer.js';
 import type { GatewayRuntime } from '../runtime.js';
-import { SERVER_INFO } from '../sessionServer.js';
-import { pageStartOf, skillsPage } from '../skillsExtension/skillsPage.js';
+import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { createToolCallHandler, registerToolHandlers } from '../toolHandlers.js';
+import { createToolCallHandler, registerToolHandlers } from '../tools/toolHandlers.js';
 import { createDirectAnswers } from './directAnswers.js';
 import type { DirectRequest } from './directRequest.js';
 
@@ -115,7 +115,7 @@ export function createModernEndpoint(
     scopes: [],
     extra: { principal },
   });
-  const answer = createDirectAnswers({
+  const direct = createDirectAnswers({
     serverInfo: SERVER_INFO,
     catalog: () => runtime.catalogs.current,
     // The SDK's own path, once per (catalog, principal, request): exact by construction.
@@ -149,6 +149,13 @@ export function createModernEndpoint(
       cacheScope: runtime.disclosure.cacheScope(runtime.catalogs.current, principal),
     }),
   });
+  // Only page boundaries of skills/list are rendered once (they bound what is kept); other cursors take the
+  // SDK's path, which answers or refuses them.
+  const answer = async (principal: Principal, request: DirectRequest) =>
+    request.method === 'skills/list' &&
+    pageStartOf(skills.view(principal).entries, request.cursor) === undefined
+      ? undefined
+      : direct(principal, request);
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
     onerror: (error) => runtime.log.error({ err: error }, 'modern request failed'),
   });

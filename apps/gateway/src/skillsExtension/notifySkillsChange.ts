@@ -1,6 +1,6 @@
 import type { Catalog } from '@skillgate/skills';
-import type { Principal } from '../accessPolicy.js';
-import type { LiveSessions } from '../liveSessions.js';
+import type { Principal } from '../auth/accessPolicy.js';
+import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { diffSkillsExtension } from './diffSkillsExtension.js';
 

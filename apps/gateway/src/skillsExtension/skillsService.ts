@@ -10,8 +10,8 @@ import {
   type SkillSource,
   SkillsExtension,
 } from '@modelcontextprotocol/server/ext/skills';
-import type { Principal } from '../accessPolicy.js';
-import { boundStrings } from '../logging/boundStrings.js';
+import type { Principal } from '../auth/accessPolicy.js';
+import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';

@@ -1,7 +1,7 @@
 import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
-import type { AccessPolicy, Principal } from '../accessPolicy.js';
+import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
 export interface SkillsView {

@@ -1,4 +1,4 @@
-import { createRedisConnection, type RedisConnection } from '../../src/createRedisConnection.js';
+import { createRedisConnection, type RedisConnection } from '../../src/redis/createRedisConnection.js';
 
 let counter = 0;
 

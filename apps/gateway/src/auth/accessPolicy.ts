@@ -1,0 +1,125 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Catalog } from '@skillgate/skills';
+import picomatch from 'picomatch';
+import { GatewayError } from '../errors/gatewayError.js';
+
+/**
+ * A caller of the gateway: a configured token, or `anonymous` when anonymous access is on. `id` is the identity
+ * every cache, session owner, job owner and rate-limit bucket is keyed by; it carries the kind of credential
+ * (`token:<name>`, `anon`) so that no configured name can ever be mistaken for another kind of caller.
+ */
+export interface Principal {
+  readonly id: string;
+  /** The name an operator gave it (token name, or `anonymous`): for client profiles, logs and the CLI. */
+  readonly name: string;
+  /** Glob patterns of the skills this principal may see and use. */
+  readonly skills: readonly string[];
+}
+
+/** A configured token, stored only as its sha256. */
+export interface TokenEntry {
+  readonly name: string;
+  readonly sha256: Buffer;
+  readonly skills: readonly string[];
+}
+
+/** Options of createAccessPolicy. */
+export interface AccessPolicyOptions {
+  readonly tokens: readonly TokenEntry[];
+  readonly allowAnonymous: boolean;
+  readonly anonymousSkills: readonly string[];
+  /** Called the first time a request carries an Authorization header that is ignored because no token is configured. */
+  readonly onAuthorizationIgnored?: () => void;
+}
+
+/** Who may call the gateway and which skills each principal may use. */
+export interface AccessPolicy {
+  /** Resolves the Authorization header to a principal, or throws UNAUTHORIZED; without tokens it is ignored. */
+  authenticate(authorization: string | undefined): Principal;
+  /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog. */
+  allowedSkills(principal: Principal, catalog: Catalog): ReadonlySet<string> | undefined;
+}
+
+/** Name of the principal of requests without a token (reserved: no token may be called that, packages/config). */
+export const ANONYMOUS_NAME = 'anonymous';
+
+/** The principal of requests without a token. */
+export function anonymousPrincipal(skills: readonly string[]): Principal {
+  return { id: 'anon', name: ANONYMOUS_NAME, skills };
+}
+
+/** The principal of a configured static token. */
+export function tokenPrincipal(name: string, skills: readonly string[]): Principal {
+  return { id: `token:${name}`, name, skills };
+}
+
+const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
+
+/** Builds the access policy from the resolved tokens (README, "Authentication"). */
+export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
+  const anonymous = anonymousPrincipal(options.anonymousSkills);
+  const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;
+  // One Set per (principal, catalog), so that the catalog's per-Set caches hit on every request.
+  const allowedCache = new WeakMap<Catalog, Map<string, ReadonlySet<string> | undefined>>();
+  const matchers = new Map<string, (name: string) => boolean>();
+  let ignoredReported = false;
+
+  const matcherFor = (principal: Principal): ((name: string) => boolean) => {
+    const key = principal.skills.join('\n');
+    let matcher = matchers.get(key);
+    if (matcher === undefined) {
+      matcher = picomatch(principal.skills as string[], { dot: true });
+      matchers.set(key, matcher);
+    }
+    return matcher;
+  };
+
+  return {
+    authenticate(authorization) {
+      if (authorization === undefined || authorization === '') {
+        if (tokensRequired)
+          throw new GatewayError('UNAUTHORIZED', 'missing bearer token', { headers: UNAUTHORIZED_HEADERS });
+        return anonymous;
+      }
+      if (options.tokens.length === 0) {
+        // Without tokens there is nothing to check a header against: clients set up with a token (as the
+        // README shows) still work against a tokenless local gateway. Reported once, not per request.
+        if (!ignoredReported) {
+          ignoredReported = true;
+          options.onAuthorizationIgnored?.();
+        }
+        return anonymous;
+      }
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      if (match?.[1] === undefined) {
+        throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
+      }
+      const presented = createHash('sha256').update(match[1]).digest();
+      let found: TokenEntry | undefined;
+      // Compare against every token so the time taken does not tell which one (or whether any) matched.
+      for (const token of options.tokens) {
+        if (timingSafeEqual(presented, token.sha256) && found === undefined) found = token;
+      }
+      if (found === undefined) {
+        throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
+      }
+      return tokenPrincipal(found.name, found.skills);
+    },
+
+    allowedSkills(principal, catalog) {
+      let perCatalog = allowedCache.get(catalog);
+      if (perCatalog === undefined) {
+        perCatalog = new Map();
+        allowedCache.set(catalog, perCatalog);
+      }
+      if (perCatalog.has(principal.id)) return perCatalog.get(principal.id);
+      let allowed: ReadonlySet<string> | undefined;
+      if (!principal.skills.includes('*')) {
+        const matches = matcherFor(principal);
+        allowed = new Set([...catalog.skills.keys()].filter((name) => matches(name)));
+      }
+      perCatalog.set(principal.id, allowed);
+      return allowed;
+    },
+  };
+}

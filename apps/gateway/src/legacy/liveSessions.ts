@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import {
+  type InitializeRequest,
+  type Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import type { EventBus, StateEvent } from '@skillgate/state';
+import { SessionError, type SessionRecord } from '@skillgate/state';
+import type { Principal } from '../auth/accessPolicy.js';
+import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
+import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { GatewayError } from '../errors/gatewayError.js';
+import { boundStrings } from '../observability/boundStrings.js';
+import type { GatewayRuntime } from '../runtime.js';
+import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
+import { replayInitialize } from './replayInitialize.js';
+import { createSessionServer } from './sessionServer.js';
+
+/** A 2025-era session's live protocol objects (the store holds its state). */
+export interface LiveSession {
+  readonly record: SessionRecord;
+  readonly principal: Principal;
+  /** Who the session is to the disclosure policy. */
+  readonly audience: Audience;
+  readonly transport: SessionTransport;
+  readonly server: Server;
+}
+
+/**
+ * The 2025-era sessions this process holds protocol objects for: the ones it opened, and the ones it rebuilt
+ * from the store when a request for a session opened elsewhere (another replica, an earlier process) arrived.
+ */
+export interface LiveSessions {
+  /** Creates a session for an initialize request; throws SESSION_LIMIT when the store is full. */
+  open(principal: Principal, initialize: InitializeRequest): Promise<LiveSession>;
+  /**
+   * The session for id if the store holds it and it belongs to principal (rebuilt here if this process has
+   * no objects for it yet); refreshes its idle timer.
+   */
+  find(id: string, principal: Principal): Promise<LiveSession | undefined>;
+  /**
+   * The stored session ended (it expired, or a DELETE reached some replica): closes the copy held here. An
+   * expired session's jobs are dropped here; a deleted one's by the replica that took the DELETE.
+   */
+  close(id: string, why: 'expired' | 'deleted'): Promise<void>;
+  /** Closes every copy held here, keeping the stored sessions (shutdown: another process takes them over). */
+  closeAll(): Promise<void>;
+  /** Every session held here (for reload notifications). */
+  all(): IterableIterator<LiveSession>;
+  readonly size: number;
+}
+
+/** Options of createLiveSessions. */
+export interface LiveSessionsOptions {
+  readonly pickDisclosure: DisclosurePicker;
+  /** Notifications for sessions, from any replica, to deliver on the GET streams held here. */
+  readonly events: EventBus<StateEvent>;
+}
+
+/** Why this process closed a copy itself. */
+type Detach = 'expired' | 'deleted' | 'shutdown';
+
+/** The revision the SDK's Server answers an initialize with (the requested one if it speaks it, else its newest). */
+const negotiatedRevision = (requested: string): string =>
+  SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : (SUPPORTED_PROTOCOL_VERSIONS[0] ?? requested);
+
+/** Creates the session table; a client's DELETE ends a session in the store, everything else only here. */
+export function createLiveSessions(runtime: GatewayRuntime, options: LiveSessionsOptions): LiveSessions {
+  const live = new Map<string, LiveSession>();
+  // Rebuilds in progress, so that concurrent first requests for one session share one rebuild.
+  const rebuilding = new Map<string, Promise<LiveSession | undefined>>();
+  // Copies this process closed itself, and why: a session that expired or was deleted (its stored record is
+  // already gone), or shutdown (the record stays, for the next process or another replica to take over).
+  const detached = new Map<string, Detach>();
+
+  const forget = (record: SessionRecord): void => {
+    if (!live.delete(record.id)) return;
+    const reason = detached.get(record.id);
+    detached.delete(record.id);
+    if (reason === 'shutdown' || reason === 'deleted') return;
+    if (reason === undefined) {
+      // The transport closed on the client's DELETE: the session ends for every replica.
+      runtime.store.delete(record.id).catch((error: unknown) => {
+        runtime.log.warn({ err: error, session: record.id }, 'session not deleted from the shared store');
+      });
+    }
+    // Jobs of a session-scoped session die with it; principal-scoped jobs outlive one connection.
+    if (record.scopeKey === record.id) runtime.jobs.dropOwner(record.id);
+  };
+
+  const build = async (record: SessionRecord, principal: Principal): Promise<LiveSession> => {
+    const audience: Audience = {
+      era: 'legacy',
+      disclosure: record.disclosure,
+      principal,
+      scopeKey: record.scopeKey,
+      sessionId: record.id,
+    };
+    const transport: SessionTransport =
+      runtime.config.server.transport === 'sdk'
+        ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => record.id })
+        : new NativeHttpTransport(record.id, {
+            maxBatch: runtime.config.server.max_batch_size,
+            maxResponseBytes: runtime.config.server.max_response_bytes,
+          });
+    // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
+    transport.onclose = () => forget(record);
+    const server = createSessionServer(runtime, audience);
+    await server.connect(transport);
+    return { record, principal, audience, transport, server };
+  };
+
+  const rebuild = async (id: string, principal: Principal): Promise<LiveSession | undefined> => {
+    const record = (await runtime.store.touch(id))?.record;
+    // A session of another principal is reported exactly like an unknown one.
+    if (record === undefined || record.principal !== principal.id) return undefined;
+    const existing = live.get(id);
+    if (existing !== undefined) return existing;
+    const session = await build(record, principal);
+    try {
+      await replayInitialize(session.transport, record, runtime.config.server.path);
+    } catch (error) {
+      // Not in the table yet, so closing it forgets nothing and deletes nothing.
+      await session.transport.close();
+      throw error;
+    }
+    // Only now: a concurrent request must not reach a transport still being initialized (it waits on
+    // `rebuilding` instead).
+    live.set(id, session);
+    runtime.metrics.inc('skillgate_sessions_restored_total');
+    runtime.log.info({ session: id, principal: principal.name }, 'session taken over from the shared store');
+    return session;
+  };
+
+  const closeCopy = async (id: string, reason: Detach): Promise<void> => {
+    const session = live.get(id);
+    if (session === undefined) return;
+    detached.set(id, reason);
+    await session.transport.close();
+  };
+
+  // A notification for a session (or an unlock scope) may come from any replica; only the copy that holds
+  // the session's GET stream writes it (the others have no stream to write to), so a client hears it once.
+  options.events.subscribe((event) => {
+    if (event.kind === 'session_notify') {
+      const session = live.get(event.sessionId);
+      if (session !== undefined) void session.server.notification(event.message).catch(() => {});
+    } else if (event.kind === 'scope_notify') {
+      for (const session of live.values()) {
+        if (session.audience.scopeKey !== event.scopeKey || session.record.id === event.exceptSessionId)
+          continue;
+        void session.server.notification(event.message).catch(() => {});
+      }
+    }
+  });
+
+  return {
+    async open(principal, initialize) {
+      const id = randomUUID();
+      // Cut in place: the same object goes on to the session's Server, which keeps it for the session's
+      // life, and into the record every replica stores (docs/limits.md, "Client strings").
+      initialize.params = boundStrings(initialize.params, runtime.config.server.max_client_string_chars);
+      const client = initialize.params.clientInfo;
+      const record: SessionRecord = {
+        id,
+        principal: principal.id,
+        client: { name: client.name, version: client.version },
+        protocolVersion: negotiatedRevision(initialize.params.protocolVersion),
+        disclosure: options.pickDisclosure(client.name, principal.name),
+        scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.id}` : id,
+        createdAt: Date.now(),
+      };
+      try {
+        await runtime.store.create(record);
+      } catch (error) {
+        if (error instanceof SessionError) {
+          const code = error.code === 'PRINCIPAL_SESSION_LIMIT' ? 'RATE_LIMITED' : 'SESSION_LIMIT';
+          throw new GatewayError(code, error.message, { cause: error, headers: { 'Retry-After': '30' } });
+        }
+        throw error;
+      }
+      const session = await build(record, principal);
+      live.set(id, session);
+      runtime.metrics.inc('skillgate_sessions_created_total');
+      runtime.log.info(
+        { session: id, principal: principal.name, client: record.client, disclosure: record.disclosure },
+        'session opened',
+      );
+      return session;
+    },
+    async find(id, principal) {
+      const session = live.get(id);
+      if (session === undefined) {
+        const joined = rebuilding.get(id);
+        const pending = joined ?? rebuild(id, principal).finally(() => rebuilding.delete(id));
+        if (joined === undefined) rebuilding.set(id, pending);
+        const rebuilt = await pending;
+        if (rebuilt?.principal.id !== principal.id) return undefined;
+        // A request that joined another's rebuild reads the store itself: its view starts when it arrived.
+        if (joined !== undefined && (await runtime.store.touch(id)) === undefined) return undefined;
+        return rebuilt;
+      }
+      if (session.principal.id !== principal.id) return undefined;
+      // One read per request: the record (still there, idle time restarted) and its scope's unlocks.
+      if ((await runtime.store.touch(id)) === undefined) {
+        await closeCopy(id, 'expired');
+        return undefined;
+      }
+      return session;
+    },
+    close: closeCopy,
+    async closeAll() {
+      await Promise.all([...live.keys()].map((id) => closeCopy(id, 'shutdown')));
+    },
+    all() {
+      return live.values();
+    },
+    get size() {
+      return live.size;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  ProtocolError,
+  type Server,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { RunProgress } from '@skillgate/runner';
+import { StateError } from '@skillgate/state';
+import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { GatewayError } from '../errors/gatewayError.js';
+import { boundStrings } from '../observability/boundStrings.js';
+import type { GatewayRuntime } from '../runtime.js';
+import { callTool } from './toolCalls.js';
+
+/** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
+export type ListExtras = (audience: Audience) => Record<string, unknown>;
+
+/**
+ * Registers tools/list and tools/call on a server for one audience, the same way for both eras: the list
+ * and every call go through the disclosure policy; metrics and the audit log are written here once.
+ */
+export function registerToolHandlers(
+  server: Server,
+  runtime: GatewayRuntime,
+  audience: Audience,
+  listExtras: ListExtras = () => ({}),
+): void {
+  server.setRequestHandler('tools/list', async () => {
+    const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
+    // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
+    return { tools: tools as Tool[], ...listExtras(audience) };
+  });
+
+  const callTool = createToolCallHandler(runtime, audience);
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(request, {
+      signal: ctx.mcpReq.signal,
+      notify: (notification) => ctx.mcpReq.notify(notification),
+    }),
+  );
+}
+
+/** What a tools/call handler needs of the request it serves: its abort signal and related notifications. */
+export interface ToolCallContext {
+  readonly signal: AbortSignal;
+  notify(notification: ServerNotification): Promise<void>;
+}
+
+/** A tools/call handler for one audience: the SDK servers register it, the direct dispatcher calls it. */
+export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
+
+/**
+ * The tools/call handler of one audience, the same in both eras and on every path: the call goes through the
+ * disclosure policy; metrics and the audit log are written here once.
+ */
+export function createToolCallHandler(runtime: GatewayRuntime, audience: Audience): ToolCallHandler {
+  const maxChars = runtime.config.server.max_client_string_chars;
+  return async (request, ctx) => {
+    const started = performance.now();
+    const end = runtime.inFlight.begin();
+    const name = request.params.name;
+    // Labelled by what the name resolves to, also when the call fails before it runs.
+    let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
+    let outcome = 'error';
+    let upstream: Record<string, string> = {};
+    try {
+      const progressToken = request.params._meta?.progressToken;
+      // Echoed in every progress notification, about once a second for as long as the script runs.
+      if (typeof progressToken === 'string' && progressToken.length > maxChars) {
+        throw new GatewayError(
+          'INVALID_ARGUMENTS',
+          `_meta.progressToken is ${progressToken.length} characters long; at most ${maxChars} are accepted (server.max_client_string_chars)`,
+        );
+      }
+      const done = await callTool(runtime, audience, name, request.params.arguments, {
+        signal: ctx.signal,
+        notifyToolsChanged: async () => {
+          await ctx.notify({ method: 'notifications/tools/list_changed' });
+          // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
+          if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
+            runtime.events.publish({
+              kind: 'scope_notify',
+              scopeKey: audience.scopeKey,
+              exceptSessionId: audience.sessionId,
+              message: { method: 'notifications/tools/list_changed' },
+            });
+          }
+        },
+        // About once a second while a script runs: elapsed seconds and its last output line.
+        ...(progressToken === undefined
+          ? {}
+          : {
+              // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
+              forwardProgress: (p) => {
+                ctx
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.progress,
+                      ...(p.total === undefined ? {} : { total: p.total }),
+                      ...(p.message === undefined ? {} : { message: p.message }),
+                    },
+                  })
+                  .catch(() => {});
+              },
+              reportProgress: (p: RunProgress) => {
+                ctx
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken,
+                      progress: p.elapsedMs / 1000,
+                      message:
+                        p.lastLine === '' ? `running for ${Math.round(p.elapsedMs / 1000)} s` : p.lastLine,
+                    },
+                  })
+                  .catch(() => {});
+              },
+            }),
+      });
+      kind = done.kind;
+      outcome = done.outcome;
+      if (done.upstream !== undefined) {
+        const { reason, ...labels } = done.upstream;
+        upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
+      }
+      return done.result;
+    } catch (error) {
+      if (error instanceof GatewayError) {
+        outcome = error.code.toLowerCase();
+        if (error.code === 'UNKNOWN_TOOL') kind = 'unknown';
+        throw new ProtocolError(error.rpcCode, error.message, { reason: error.code });
+      }
+      // An unlock or job write Redis refused for lack of memory: said as such, not as an internal error.
+      if (error instanceof StateError && error.code === 'STATE_FULL') {
+        outcome = 'state_full';
+        runtime.log.error({ tool: boundStrings(name, maxChars) }, error.message);
+        throw new ProtocolError(
+          -32000,
+          'Shared state is full (Redis reached its maxmemory); try again later',
+          {
+            reason: error.code,
+          },
+        );
+      }
+      runtime.log.error(
+        { err: error, tool: boundStrings(name, maxChars), session: audience.sessionId },
+        'tool call failed',
+      );
+      throw new ProtocolError(-32603, 'Internal error while calling the tool');
+    } finally {
+      end();
+      const duration_ms = Math.round(performance.now() - started);
+      runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      runtime.log.info(
+        {
+          audit: 'tool_call',
+          principal: audience.principal.name,
+          era: audience.era,
+          ...(audience.sessionId === undefined ? {} : { session: audience.sessionId }),
+          tool: boundStrings(name, maxChars),
+          kind,
+          outcome,
+          // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
+          ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
+          duration_ms,
+          ...(runtime.config.logging.log_arguments
+            ? { arguments: boundStrings(request.params.arguments, maxChars) }
+            : {}),
+        },
+        'tool call',
+      );
+    }
+  };
+}

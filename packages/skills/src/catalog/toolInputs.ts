@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { ToolInputSchema } from '../types.js';
+
+/** Limits every tool argument is checked against (from the `scripts` config section). */
+export interface ArgumentLimits {
+  /** Upper bound of `timeout`, in seconds. */
+  readonly maxTimeoutSeconds: number;
+  /** Most entries in `args`. */
+  readonly maxArgs: number;
+  /** Most UTF-8 bytes of all `args` together. */
+  readonly maxArgBytes: number;
+  /** Most UTF-8 bytes of `stdin`. */
+  readonly maxStdinBytes: number;
+}
+
+/** Default limits, equal to the config defaults (used by callers that build a catalog without a config). */
+export const DEFAULT_ARGUMENT_LIMITS: ArgumentLimits = {
+  maxTimeoutSeconds: 300,
+  maxArgs: 256,
+  maxArgBytes: 65_536,
+  maxStdinBytes: 1_048_576,
+};
+
+const MAX_TAIL_LINES = 100_000;
+const MAX_NAME_CHARS = 256;
+const MAX_PATH_CHARS = 4096;
+
+const noNul = (s: string) => !s.includes('\0');
+const utf8Bytes = (s: string) => Buffer.byteLength(s);
+
+/** Builds the enforced (zod) schema of every tool kind; the advertised JSON Schemas derive from these. */
+function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
+  // A NUL cannot be passed in argv: refuse it here, as an argument error naming the field.
+  const argv = z
+    .array(z.string().refine(noNul, { message: 'must not contain a NUL character' }))
+    .max(limits.maxArgs)
+    .refine((list) => list.reduce((n, a) => n + utf8Bytes(a), 0) <= limits.maxArgBytes, {
+      message: `may hold at most ${limits.maxArgBytes} bytes in total`,
+    })
+    .describe(`argv for the script (at most ${limits.maxArgs} entries, ${limits.maxArgBytes} bytes)`);
+  const stdin = z
+    .string()
+    .refine((s) => utf8Bytes(s) <= limits.maxStdinBytes, { message: `is over ${limits.maxStdinBytes} bytes` })
+    .describe(`standard input (at most ${limits.maxStdinBytes} bytes)`);
+  const timeout = z.number().positive().max(limits.maxTimeoutSeconds).describe('seconds');
+  const tail = z.number().int().min(0).max(MAX_TAIL_LINES).describe('lines of output to return');
+  const name = z.string().min(1).max(MAX_NAME_CHARS);
+  const skill = name.describe('skill name');
+  const path = z.string().min(1).max(MAX_PATH_CHARS).describe('file path inside the skill');
+  const jobId = name;
+  const runFields = { args: argv.optional(), stdin: stdin.optional(), timeout: timeout.optional() };
+  const background = z.boolean().describe('start in the background and return a job_id');
+  return {
+    // get_info and read tools take nothing; extra keys are ignored rather than refused.
+    none: z.object({}),
+    run: z.strictObject({ ...runFields, tail: tail.optional() }),
+    runAsync: z.strictObject(runFields),
+    jobStatus: z.strictObject({ job_id: jobId, tail: tail.optional() }),
+    jobCancel: z.strictObject({ job_id: jobId }),
+    loadSkill: z.strictObject({ name: skill }),
+    listSkillFiles: z.strictObject({ skill }),
+    readSkillFile: z.strictObject({ skill, path }),
+    // Upstream tools validate their own arguments: the gateway only checks that they are an object.
+    callArguments: z.record(z.string(), z.unknown()),
+    callSkillTool: z.strictObject({
+      skill,
+      tool: name.describe("the upstream tool's name exactly as the skill's instructions print it"),
+      arguments: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("the tool's arguments, as its input schema in the skill's instructions says"),
+    }),
+    runSkillScript: z.strictObject({
+      skill,
+      path,
+      ...runFields,
+      tail: tail.optional(),
+      ...(asyncEnabled ? { async: background.optional() } : {}),
+    }),
+  };
+}
+
+/** The enforced schemas of every tool kind. */
+export type ToolInputValidators = ReturnType<typeof buildZodInputs>;
+
+/** Validated input of a run tool. */
+export type RunInput = z.output<ToolInputValidators['run']>;
+
+/** The advertised JSON Schema of every tool kind, derived from the validators. */
+export type ToolSchemas = { readonly [K in keyof ToolInputValidators]: ToolInputSchema };
+
+/** One input contract per tool kind: what is enforced, and the JSON Schema clients see, derived from it. */
+export interface ToolInputs {
+  readonly validators: ToolInputValidators;
+  readonly schemas: ToolSchemas;
+}
+
+/**
+ * The JSON Schema a client sees for a validator. An argument-less object is advertised as the shortest
+ * valid schema, `{"type":"object"}`: one get_info tool per skill is in every first tools/list.
+ */
+function advertised(validator: z.ZodType): ToolInputSchema {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(validator, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (properties !== undefined && Object.keys(properties).length === 0) return { type: 'object' };
+  return schema as ToolInputSchema;
+}
+
+/** Builds the input contract of a catalog once (schema conversion never happens per request). */
+export function buildToolInputs(limits: ArgumentLimits, asyncEnabled: boolean): ToolInputs {
+  const validators = buildZodInputs(limits, asyncEnabled);
+  const schemas = Object.fromEntries(
+    Object.entries(validators).map(([kind, validator]) => [kind, advertised(validator)]),
+  ) as unknown as ToolSchemas;
+  return { validators, schemas };
+}

@@ -1,0 +1,127 @@
+import type { Catalog, CatalogSkill, ToolAccess, ToolDefinition, ToolTarget, ToolView } from '../types.js';
+import { deepFreeze } from './deepFreeze.js';
+import { loadSkillTool, type SharedTools } from './sharedTools.js';
+import type { ToolSchemas } from './toolInputs.js';
+import { viewCache } from './viewCache.js';
+
+/** The built pieces of a catalog that the views filter. */
+export interface ToolViewSource {
+  /** Catalog skills by name, in catalog order. */
+  readonly entries: ReadonlyMap<string, CatalogSkill>;
+  readonly targets: ReadonlyMap<string, ToolTarget>;
+  readonly shared: SharedTools;
+  readonly schemas: ToolSchemas;
+}
+
+/**
+ * listTools and access of a catalog: which tools each disclosure mode lists and lets a caller call
+ * (docs/disclosure.md). Lists that depend only on (mode, allowed) are built once and cached; a namespaced
+ * view with unlocks concatenates precomputed arrays.
+ */
+export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTools' | 'access'> {
+  const { entries, targets, shared, schemas } = source;
+  const order = new Map([...entries.keys()].map((name, index) => [name, index]));
+  const withScripts = new Set(
+    [...entries.values()].filter((e) => e.skill.files.some((f) => f.isScript)).map((e) => e.skill.name),
+  );
+  const isAllowed = (skill: string, allowed: ReadonlySet<string> | undefined) =>
+    allowed === undefined || allowed.has(skill);
+  const allowedEntries = viewCache((allowed) =>
+    [...entries.values()].filter((e) => isAllowed(e.skill.name, allowed)),
+  );
+  const allowedHasScripts = viewCache((allowed) =>
+    allowedEntries(allowed).some((e) => withScripts.has(e.skill.name)),
+  );
+  // Whether the skill uses upstreams, not whether they have tools right now: the list stays put while an
+  // upstream connects or is down (docs/upstreams.md).
+  const allowedUsesUpstreams = viewCache((allowed) => allowedEntries(allowed).some((e) => e.usesUpstreams));
+  const dispatcher = (allowed: ReadonlySet<string> | undefined) =>
+    allowedUsesUpstreams(allowed) ? [shared.dispatcher] : [];
+  const getInfoTools = viewCache((allowed) =>
+    Object.freeze(allowedEntries(allowed).map((e) => e.getInfoTool)),
+  );
+  const eagerList = viewCache((allowed) => {
+    const tools = allowedEntries(allowed).flatMap((e) => [e.getInfoTool, ...e.tools]);
+    return Object.freeze(allowedHasScripts(allowed) ? [...tools, ...shared.async] : tools);
+  });
+  const universalList = viewCache((allowed) =>
+    Object.freeze([
+      deepFreeze(loadSkillTool(allowedEntries(allowed), schemas)),
+      ...shared.universal,
+      ...dispatcher(allowed),
+      ...shared.async,
+    ]),
+  );
+  const catalogList = viewCache((allowed) =>
+    Object.freeze([
+      ...getInfoTools(allowed),
+      ...shared.catalog,
+      ...dispatcher(allowed),
+      ...(allowedHasScripts(allowed) ? shared.async : []),
+    ]),
+  );
+
+  /** Unlocked skills the view may use, in catalog order. */
+  const unlockedEntries = (view: ToolView): CatalogSkill[] => {
+    const found: CatalogSkill[] = [];
+    for (const name of view.unlocked) {
+      const entry = entries.get(name);
+      if (entry !== undefined && isAllowed(name, view.allowed)) found.push(entry);
+    }
+    return found.sort((a, b) => (order.get(a.skill.name) ?? 0) - (order.get(b.skill.name) ?? 0));
+  };
+  const anyUnlockedScripts = (view: ToolView): boolean => {
+    for (const name of view.unlocked) if (withScripts.has(name) && isAllowed(name, view.allowed)) return true;
+    return false;
+  };
+
+  const listTools = (view: ToolView): readonly ToolDefinition[] => {
+    switch (view.disclosure) {
+      case 'universal':
+        return universalList(view.allowed);
+      case 'eager':
+        return eagerList(view.allowed);
+      case 'catalog':
+        return catalogList(view.allowed);
+      case 'namespaced': {
+        const base = getInfoTools(view.allowed);
+        const unlocked = unlockedEntries(view);
+        if (unlocked.length === 0) return base;
+        const tools = base.concat(...unlocked.map((e) => e.tools));
+        return Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
+      }
+    }
+  };
+
+  const access = (toolName: string, view: ToolView): ToolAccess => {
+    const target = targets.get(toolName);
+    if (target === undefined) return 'hidden';
+    const mode = view.disclosure;
+    const callable = (yes: boolean): ToolAccess => (yes ? 'callable' : 'hidden');
+    switch (target.kind) {
+      case 'load_skill':
+      case 'list_skill_files':
+        return callable(mode === 'universal');
+      case 'read_skill_file':
+      case 'run_skill_script':
+        return callable(mode === 'universal' || mode === 'catalog');
+      case 'call_skill_tool':
+        return callable((mode === 'universal' || mode === 'catalog') && allowedUsesUpstreams(view.allowed));
+      case 'get_async_status':
+      case 'cancel_async':
+        if (mode === 'universal') return 'callable';
+        if (mode === 'eager' || mode === 'catalog') return callable(allowedHasScripts(view.allowed));
+        return callable(anyUnlockedScripts(view));
+      case 'get_info':
+        return callable(mode !== 'universal' && isAllowed(target.skill, view.allowed));
+      default:
+        // A skill's run/read/call tools: listed in eager mode, and in namespaced mode once the skill is unlocked.
+        if (!isAllowed(target.skill, view.allowed)) return 'hidden';
+        if (mode === 'eager') return 'callable';
+        if (mode !== 'namespaced') return 'hidden';
+        return view.unlocked.has(target.skill) ? 'callable' : 'locked';
+    }
+  };
+
+  return { listTools, access };
+}
