@@ -98,9 +98,12 @@ export interface RunnerOptions {
 /** One run of one script. */
 export interface RunRequest {
   readonly skillName: string;
-  /** Absolute skill directory: the cwd of the script and the value of SKILL_DIR. */
+  /**
+   * Real path of the skill directory (symlinks resolved, as the catalog recorded it): the cwd of the script,
+   * the value of SKILL_DIR, and what the sandbox binds, so a path that leads elsewhere later binds nothing.
+   */
   readonly skillDir: string;
-  /** Absolute path of the script file (already resolved by the catalog, never from the caller). */
+  /** Real path of the script file (resolved by the catalog and confirmed by the caller, never from the client). */
   readonly scriptPath: string;
   /** Whether the script file is executable (a shebang script without a configured interpreter may run directly). */
   readonly executable: boolean;

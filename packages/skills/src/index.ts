@@ -1,5 +1,6 @@
-export { createCatalog } from './catalog/createCatalog.js';
+export { createCatalog, createCatalogInSlices } from './catalog/createCatalog.js';
 export { renderSummary, type SummaryOptions } from './catalog/renderSummary.js';
+export { HOST_NAMES_NOTE } from './catalog/skillTexts.js';
 export type {
   ArgumentLimits,
   RunInput,
@@ -15,7 +16,9 @@ export {
   type SkillEntryResult,
 } from './extension/buildSkillEntry.js';
 export { skillUri } from './extension/skillUri.js';
+export { confirmFilePlace } from './files/confirmFilePlace.js';
 export { type BoundedRead, type ReadBoundedOptions, readBounded } from './files/readBounded.js';
+export { readServedFile } from './files/readServedFile.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './load/parseSkillMd.js';
 export { MAX_FILES_PER_SKILL } from './load/scanSkillFiles.js';

@@ -50,6 +50,10 @@ export interface Problem {
 export interface SkillFile {
   /** POSIX path inside the skill directory, e.g. `scripts/build.sh`. */
   readonly path: string;
+  /**
+   * Real path found at load (every symlink resolved), beneath the skill's `realDir`: every later open must
+   * land exactly there (see openRegularFile), however the folders on the way change.
+   */
   readonly absolutePath: string;
   readonly size: number;
   /**
@@ -80,8 +84,10 @@ export interface Skill {
   readonly frontmatter: Readonly<Record<string, unknown>>;
   /** SKILL.md itself as a served file (path `SKILL.md`), with its size and digest. */
   readonly skillMd: SkillFile;
-  /** Absolute path of the skill directory. */
+  /** Absolute path of the skill directory, as found in its root (for messages). */
   readonly dir: string;
+  /** Real path of the skill directory at load: files open beneath it, and scripts run in it. */
+  readonly realDir: string;
   /** Absolute path of the root the skill was found in. */
   readonly root: string;
   readonly files: readonly SkillFile[];
@@ -347,6 +353,7 @@ export interface ParseSkillMdResult {
 export type SkillsErrorCode =
   | 'OPTION_INVALID'
   | 'FILE_NOT_REGULAR'
+  | 'FILE_CHANGED'
   | 'FILE_UNREADABLE'
   | 'FILE_TIMEOUT'
   | 'FILE_BUSY';

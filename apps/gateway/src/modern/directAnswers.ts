@@ -18,6 +18,8 @@ export interface DirectAnswersOptions {
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** The current catalog: answers rendered once are kept per catalog object. */
   readonly catalog: () => object;
+  /** What a rendered answer depends on besides the catalog: the principal's view (its skill globs). */
+  readonly viewKey: (principal: Principal) => string;
   /**
    * The result of a request whose answer depends only on the catalog and the principal (lists, discover), as
    * the SDK's own path computes it; undefined when the SDK answers it with an error.
@@ -137,7 +139,11 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
       request.method === 'skills/list'
     ) {
       const cursor = request.method === 'skills/list' ? (request.cursor ?? '') : '';
-      const json = await renderedOnce(principal, request, `${principal.id}\0${request.method}\0${cursor}`);
+      const json = await renderedOnce(
+        principal,
+        request,
+        `${options.viewKey(principal)}\0${request.method}\0${cursor}`,
+      );
       return json === undefined
         ? undefined
         : `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;

@@ -7,7 +7,7 @@ import {
   McpServer,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import type { Principal } from '../auth/accessPolicy.js';
+import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { SERVER_INFO } from '../legacy/sessionServer.js';
 import type { GatewayRuntime } from '../runtime.js';
@@ -99,6 +99,8 @@ export function createModernEndpoint(
       legacy: 'reject',
       ...(options.bus === undefined ? {} : { bus: options.bus }),
       maxRequestBodySize: config.server.body_limit_bytes,
+      // Set, not left to the SDK's default; buildApp refuses streams past it (and per principal) itself.
+      maxSubscriptions: config.server.max_listen_streams,
       onerror: (error) => runtime.log.debug({ err: error }, 'modern request rejected'),
     },
   );
@@ -118,7 +120,8 @@ export function createModernEndpoint(
   const direct = createDirectAnswers({
     serverInfo: SERVER_INFO,
     catalog: () => runtime.catalogs.current,
-    // The SDK's own path, once per (catalog, principal, request): exact by construction.
+    viewKey: viewKeyOf,
+    // The SDK's own path, once per (catalog, view, request): exact by construction.
     renderOnce: async (principal, request) => {
       const params =
         request.method === 'skills/list' && request.cursor !== undefined ? { cursor: request.cursor } : {};

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
-import { type BoundedRead, readBounded, type SkillFile } from '@skillgate/skills';
+import { type BoundedRead, readServedFile, type SkillFile, SkillsError } from '@skillgate/skills';
 
 /** Options of readSkillResource: the read tools' caps (`resources.*`) and where read failures are logged. */
 export interface ResourceReadOptions {
@@ -47,21 +46,20 @@ export async function readSkillResource(
   if (file.size > cap) throw tooLarge(file.size);
   let read: BoundedRead;
   try {
-    read = await readBounded(file.absolutePath, { maxBytes: cap });
+    // The catalog's bytes or nothing: size and digest are checked by the read itself.
+    read = await readServedFile(file, { maxBytes: cap });
   } catch (error) {
+    if (error instanceof SkillsError && error.code === 'FILE_CHANGED') {
+      throw refused(
+        uri,
+        'changed',
+        `${uri} changed since the skills catalog was loaded; try again after the reload`,
+      );
+    }
     limits.onUnreadable?.(error);
     throw refused(uri, 'unreadable', `${uri} could not be read`);
   }
-  if (read.truncated) throw tooLarge(read.size);
   const bytes = read.bytes;
-  const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-  if (bytes.byteLength !== file.size || digest !== file.digest) {
-    throw refused(
-      uri,
-      'changed',
-      `${uri} changed since the skills catalog was loaded; try again after the reload`,
-    );
-  }
   const text = file.isBinary ? undefined : losslessText(bytes);
   return text === undefined ? { bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
 }

@@ -1,13 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { RunnerError, type RunProgress, type RunRequest } from '@skillgate/runner';
-import type {
-  CallTool,
-  Catalog,
-  CatalogSkill,
-  RunInput,
-  SkillFile,
-  ToolKind,
-  ToolTarget,
+import {
+  type CallTool,
+  type Catalog,
+  type CatalogSkill,
+  confirmFilePlace,
+  type RunInput,
+  type SkillFile,
+  SkillsError,
+  type ToolKind,
+  type ToolTarget,
 } from '@skillgate/skills';
 import { type JobStatus, StateError } from '@skillgate/state';
 import type { z } from 'zod';
@@ -259,7 +261,8 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<R
   const entry = requireSkill(call.catalog, skill);
   return {
     skillName: skill,
-    skillDir: entry.skill.dir,
+    // Real paths recorded at load: the sandbox binds the folder itself, not whatever a path leads to now.
+    skillDir: entry.skill.realDir,
     scriptPath: file.absolutePath,
     executable: file.isExecutable,
     args: input.args,
@@ -270,6 +273,24 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<R
     signal: call.extras.signal,
     ...(call.extras.reportProgress === undefined ? {} : { onProgress: call.extras.reportProgress }),
   };
+}
+
+/**
+ * Why a script must not start: it is no longer a regular file where the catalog found it (a folder on its
+ * way moved or swapped for a symlink), or undefined when it may.
+ */
+async function misplacedScript(file: SkillFile): Promise<CallToolResult | undefined> {
+  try {
+    await confirmFilePlace(file);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SkillsError)) throw error;
+    const why =
+      error.code === 'FILE_CHANGED' || error.code === 'FILE_NOT_REGULAR'
+        ? 'it changed on disk since the skills catalog was loaded; try again after the reload'
+        : `it cannot be read (${error.code})`;
+    return toolError(`Script not run: ${file.path} ${why}.`);
+  }
 }
 
 function runnerFailure(error: unknown): CallToolResult {
@@ -284,6 +305,8 @@ async function runScript(
   input: Partial<RunInput>,
 ): Promise<CallToolResult> {
   const { metrics } = call.runtime;
+  const misplaced = await misplacedScript(file);
+  if (misplaced !== undefined) return misplaced;
   try {
     const result = await call.runtime.runner.run(runRequest(call, skill, file, input));
     const status = result.timed_out
@@ -310,6 +333,8 @@ async function startJob(
   file: SkillFile,
   input: Partial<RunInput>,
 ): Promise<CallToolResult> {
+  const misplaced = await misplacedScript(file);
+  if (misplaced !== undefined) return misplaced;
   // The job outlives this request, so it must not be tied to the request's abort signal.
   const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input);
   const request = { ...base, signal: undefined };

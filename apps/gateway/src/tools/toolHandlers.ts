@@ -10,12 +10,20 @@ import type { RunProgress } from '@skillgate/runner';
 import { StateError } from '@skillgate/state';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
+import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { callTool } from './toolCalls.js';
 
 /** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
 export type ListExtras = (audience: Audience) => Record<string, unknown>;
+
+/** Options of registerToolHandlers. */
+export interface ToolHandlerOptions {
+  readonly listExtras?: ListExtras;
+  /** A 2025-era session's watch: holds a get_info result that unlocked tools until the session re-lists. */
+  readonly relist?: RelistWatch;
+}
 
 /**
  * Registers tools/list and tools/call on a server for one audience, the same way for both eras: the list
@@ -25,15 +33,18 @@ export function registerToolHandlers(
   server: Server,
   runtime: GatewayRuntime,
   audience: Audience,
-  listExtras: ListExtras = () => ({}),
+  options: ToolHandlerOptions = {},
 ): void {
+  const { listExtras = () => ({}), relist } = options;
   server.setRequestHandler('tools/list', async () => {
+    const generation = relist?.generation() ?? 0;
     const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
+    relist?.listed(generation);
     // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
     return { tools: tools as Tool[], ...listExtras(audience) };
   });
 
-  const callTool = createToolCallHandler(runtime, audience);
+  const callTool = createToolCallHandler(runtime, audience, relist);
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(request, {
       signal: ctx.mcpReq.signal,
@@ -48,14 +59,18 @@ export interface ToolCallContext {
   notify(notification: ServerNotification): Promise<void>;
 }
 
-/** A tools/call handler for one audience: the SDK servers register it, the direct dispatcher calls it. */
+/** A tools/call handler for one audience: the SDK servers register it, the direct path calls it. */
 export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
 
 /**
  * The tools/call handler of one audience, the same in both eras and on every path: the call goes through the
  * disclosure policy; metrics and the audit log are written here once.
  */
-export function createToolCallHandler(runtime: GatewayRuntime, audience: Audience): ToolCallHandler {
+export function createToolCallHandler(
+  runtime: GatewayRuntime,
+  audience: Audience,
+  relist?: RelistWatch,
+): ToolCallHandler {
   const maxChars = runtime.config.server.max_client_string_chars;
   return async (request, ctx) => {
     const started = performance.now();
@@ -64,7 +79,11 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
     // Labelled by what the name resolves to, also when the call fails before it runs.
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
+    let heldUntilRelisted: (() => Promise<void>) | undefined;
     let upstream: Record<string, string> = {};
+    // Progress notifications still being written: the result waits for them, so none arrives after it
+    // (a client drops progress of a request it already has the answer to).
+    const progressSent: Array<Promise<void>> = [];
     try {
       const progressToken = request.params._meta?.progressToken;
       // Echoed in every progress notification, about once a second for as long as the script runs.
@@ -77,6 +96,8 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
       const done = await callTool(runtime, audience, name, request.params.arguments, {
         signal: ctx.signal,
         notifyToolsChanged: async () => {
+          // Armed before the notification goes out: the client's tools/list may come back at once.
+          heldUntilRelisted = relist?.expect();
           await ctx.notify({ method: 'notifications/tools/list_changed' });
           // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
           if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
@@ -94,17 +115,19 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
           : {
               // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
               forwardProgress: (p) => {
-                ctx
-                  .notify({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken,
-                      progress: p.progress,
-                      ...(p.total === undefined ? {} : { total: p.total }),
-                      ...(p.message === undefined ? {} : { message: p.message }),
-                    },
-                  })
-                  .catch(() => {});
+                progressSent.push(
+                  ctx
+                    .notify({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken,
+                        progress: p.progress,
+                        ...(p.total === undefined ? {} : { total: p.total }),
+                        ...(p.message === undefined ? {} : { message: p.message }),
+                      },
+                    })
+                    .catch(() => {}),
+                );
               },
               reportProgress: (p: RunProgress) => {
                 ctx
@@ -121,12 +144,15 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
               },
             }),
       });
+      await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
       if (done.upstream !== undefined) {
         const { reason, ...labels } = done.upstream;
         upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
       }
+      // The result waits (bounded) for the re-list it caused, so the host's next model turn has the tools.
+      if (heldUntilRelisted !== undefined) await heldUntilRelisted();
       return done.result;
     } catch (error) {
       if (error instanceof GatewayError) {
@@ -155,6 +181,13 @@ export function createToolCallHandler(runtime: GatewayRuntime, audience: Audienc
       end();
       const duration_ms = Math.round(performance.now() - started);
       runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      if (upstream.upstream !== undefined) {
+        // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
+        runtime.metrics.observeUpstreamCall(duration_ms / 1000, {
+          upstream: upstream.upstream,
+          outcome: upstream.reason ?? outcome,
+        });
+      }
       runtime.log.info(
         {
           audit: 'tool_call',

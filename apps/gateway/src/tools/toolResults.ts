@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { LimitName, RunResult } from '@skillgate/runner';
-import { type BoundedRead, readBounded, type SkillFile, SkillsError, skillUri } from '@skillgate/skills';
+import { type BoundedRead, readServedFile, type SkillFile, SkillsError, skillUri } from '@skillgate/skills';
 
 /** A tool result that reports a failure the model can act on (docs/decisions.md, first entry). */
 export function toolError(text: string): CallToolResult {
@@ -66,6 +66,11 @@ function unreadableReason(error: unknown): string {
 }
 
 function unreadable(file: SkillFile, error: unknown): CallToolResult {
+  if (error instanceof SkillsError && error.code === 'FILE_CHANGED') {
+    return toolError(
+      `${file.path} changed on disk since the skills catalog was loaded, so it is not served; try again after the reload.`,
+    );
+  }
   return toolError(
     `${file.path} could not be read (${unreadableReason(error)}); the skill may have changed on disk.`,
   );
@@ -85,8 +90,10 @@ function utf8Boundary(data: Buffer, max: number): number {
 
 /**
  * Reads a skill file for a read tool: text (cut with a note), image content, or an embedded blob. At most
- * the cap is read, from one handle opened on a regular file (docs/decisions.md, "Bounded file access"), so
- * a file grown huge, or replaced by a FIFO, after loading costs at most the cap and one error.
+ * the cap is kept, from one handle opened on a regular file exactly where the catalog found it, and only
+ * the catalog's bytes are served (size and digest, like resources/read): a file grown huge, replaced by a
+ * FIFO, or reached through a folder swapped for a symlink costs at most the cap and one error
+ * (docs/decisions.md, "Bounded file access" and "Skill files open beneath their skill").
  */
 export async function readSkillFile(
   skillName: string,
@@ -99,7 +106,7 @@ export async function readSkillFile(
   if (file.isBinary && file.size > limits.maxBinaryBytes) return tooBig(file.size);
   let read: BoundedRead;
   try {
-    read = await readBounded(file.absolutePath, {
+    read = await readServedFile(file, {
       maxBytes: file.isBinary ? limits.maxBinaryBytes : limits.maxTextBytes,
     });
   } catch (error) {
@@ -107,7 +114,6 @@ export async function readSkillFile(
   }
   const data = read.bytes;
   if (file.isBinary) {
-    // It grew past the cap since loading: refused like a file that was too big from the start.
     if (read.truncated) return tooBig(read.size);
     const blob = data.toString('base64');
     if (IMAGE_TYPES.has(file.mimeType)) {

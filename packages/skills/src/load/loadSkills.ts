@@ -102,9 +102,10 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
   });
   const maxBytes = options.maxSkillMdBytes ?? DEFAULT_MAX_SKILL_MD_BYTES;
   let skillMdPath: string;
+  let dirReal: string;
   let read: Awaited<ReturnType<typeof readBounded>>;
   try {
-    const dirReal = await boundedFileOp(dir, () => realpath(dir), timeout);
+    dirReal = await boundedFileOp(dir, () => realpath(dir), timeout);
     skillMdPath = await boundedFileOp(file, () => realpath(file), timeout);
     if (!isInside(skillMdPath, dirReal))
       return refuse('SKILL_MD_MISSING', 'SKILL.md is a symlink leading outside the skill');
@@ -137,6 +138,7 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
   try {
     scan = await scanSkillFiles(dir, parsed.skill.name, {
       digests: options.digests ?? true,
+      realDir: dirReal,
       ...timeout,
       ...(options.interpreterExtensions === undefined
         ? {}
@@ -158,7 +160,7 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
     ...(options.digests === false ? {} : { digest: sha256Digest(read.bytes) }),
   };
   return {
-    skill: { ...parsed.skill, dir, root, files: scan.files, skillMd },
+    skill: { ...parsed.skill, dir, realDir: dirReal, root, files: scan.files, skillMd },
     problems: [...parsed.problems, ...scan.problems],
   };
 }

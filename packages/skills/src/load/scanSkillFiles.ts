@@ -20,6 +20,8 @@ export interface ScanOptions extends FileOpOptions {
   readonly digests?: boolean;
   /** Extensions with a configured interpreter; when given, other non-shebang files under `scripts/` get no run tool. */
   readonly interpreterExtensions?: readonly string[];
+  /** Real path of `skillDir` when the caller resolved it already (default: resolved here). */
+  readonly realDir?: string;
 }
 
 interface Walk {
@@ -35,6 +37,8 @@ interface Walk {
 
 /** What scanning a skill directory found: its served files, sorted by path, and the entries it skipped. */
 export interface ScanResult {
+  /** The real path the skill was scanned at: every file's absolutePath lies beneath it. */
+  readonly realDir: string;
   readonly files: readonly SkillFile[];
   readonly problems: readonly Problem[];
 }
@@ -53,7 +57,7 @@ export async function scanSkillFiles(
   skill: string,
   options: ScanOptions = {},
 ): Promise<ScanResult> {
-  const skillReal = await boundedFileOp(skillDir, () => realpath(skillDir), options);
+  const skillReal = options.realDir ?? (await boundedFileOp(skillDir, () => realpath(skillDir), options));
   const extensions = options.interpreterExtensions?.map((ext) => ext.toLowerCase());
   const walk: Walk = {
     skill,
@@ -66,7 +70,7 @@ export async function scanSkillFiles(
     full: false,
   };
   await walkDir(walk, skillDir, skillReal, '', new Set([skillReal]));
-  return { files: walk.files.sort(byPath), problems: walk.problems };
+  return { realDir: skillReal, files: walk.files.sort(byPath), problems: walk.problems };
 }
 
 function skip(walk: Walk, file: string, reason: string): void {
@@ -86,7 +90,7 @@ function notRunnable(walk: Walk, path: string, file: string): void {
 }
 
 /**
- * Walks one directory. `fsDir` is where it is read from, `realDir` its real path (for loop detection),
+ * Walks one directory. `fsDir` names it in problems, `realDir` is its real path (read, and for loop detection),
  * `prefix` the POSIX path of the directory inside the skill, `ancestors` the real paths above it.
  */
 async function walkDir(
@@ -98,7 +102,7 @@ async function walkDir(
 ) {
   let entries: Dirent[];
   try {
-    entries = await boundedFileOp(fsDir, () => readdir(fsDir, { withFileTypes: true }), walk.options);
+    entries = await boundedFileOp(realDir, () => readdir(realDir, { withFileTypes: true }), walk.options);
   } catch (error) {
     skip(walk, fsDir, `${prefix || './'}: cannot read directory (${errorCode(error)})`);
     return;
@@ -125,13 +129,15 @@ async function visitEntry(
     skip(walk, fsPath, `${path}: dotfiles are not served`);
     return;
   }
-  let target = fsPath;
+  // Everything is opened and listed by its real path: that is what the catalog records, and what each later
+  // open is checked against (openRegularFile). The configured path only names entries in problems.
   let real = join(realDir, entry.name);
   // readdir's entry type saves a stat per plain file; only symlinks need resolving first.
   let isDirectory = entry.isDirectory();
   if (entry.isSymbolicLink()) {
     try {
-      real = await boundedFileOp(fsPath, () => realpath(fsPath), walk.options);
+      const link = real;
+      real = await boundedFileOp(link, () => realpath(link), walk.options);
     } catch (error) {
       skip(walk, fsPath, `${path}: broken symlink (${errorCode(error)})`);
       return;
@@ -141,10 +147,9 @@ async function visitEntry(
       return;
     }
     // Serve the target resolved now, so that retargeting the link later cannot leave the skill.
-    target = real;
     let stats: Stats;
     try {
-      stats = await boundedFileOp(target, () => stat(target), walk.options);
+      stats = await boundedFileOp(real, () => stat(real), walk.options);
     } catch (error) {
       skip(walk, fsPath, `${path}: cannot stat (${errorCode(error)})`);
       return;
@@ -157,7 +162,7 @@ async function visitEntry(
   if (isDirectory) {
     if (VENDORED_DIRS.has(entry.name)) skip(walk, fsPath, `${path}/: vendored directory not served`);
     else if (ancestors.has(real)) skip(walk, fsPath, `${path}: symlink loop`);
-    else await walkDir(walk, target, real, `${path}/`, new Set([...ancestors, real]));
+    else await walkDir(walk, fsPath, real, `${path}/`, new Set([...ancestors, real]));
   } else if (walk.files.length >= MAX_FILES_PER_SKILL) {
     walk.full = true;
     skip(
@@ -166,21 +171,26 @@ async function visitEntry(
       `more than ${MAX_FILES_PER_SKILL} files: ${path} and later files are not served`,
     );
   } else {
-    await addFile(walk, path, target);
+    await addFile(walk, path, real, fsPath);
   }
 }
 
-async function addFile(walk: Walk, path: string, absolutePath: string): Promise<void> {
+async function addFile(walk: Walk, path: string, absolutePath: string, fsPath: string): Promise<void> {
   let facts: FileFacts;
   try {
-    // The opened handle decides: a file swapped for a FIFO or a symlink since readdir is refused here.
+    // The opened handle decides: a file swapped for a FIFO or a symlink since readdir, or a folder on its
+    // way swapped for a symlink, is refused here.
     facts = await inspectFile(absolutePath, { ...walk.options, digest: walk.options.digests ?? true });
   } catch (error) {
     const code = errorCode(error);
     skip(
       walk,
-      absolutePath,
-      code === 'FILE_NOT_REGULAR' ? `${path}: not a regular file` : `${path}: cannot read (${code})`,
+      fsPath,
+      code === 'FILE_NOT_REGULAR'
+        ? `${path}: not a regular file`
+        : code === 'FILE_CHANGED'
+          ? `${path}: changed while the skill was scanned`
+          : `${path}: cannot read (${code})`,
     );
     return;
   }
@@ -190,10 +200,10 @@ async function addFile(walk: Walk, path: string, absolutePath: string): Promise<
     try {
       isScript = await isRunnableScript({ path, absolutePath, isExecutable }, walk.interpreterExtensions);
     } catch (error) {
-      skip(walk, absolutePath, `${path}: cannot read (${errorCode(error)})`);
+      skip(walk, fsPath, `${path}: cannot read (${errorCode(error)})`);
       return;
     }
-    if (!isScript) notRunnable(walk, path, absolutePath);
+    if (!isScript) notRunnable(walk, path, fsPath);
   }
   walk.files.push({
     path,

@@ -76,6 +76,7 @@ export function upstreamSkill(snapshot: UpstreamSnapshot): Skill {
     frontmatter: { name: snapshot.id, description },
     skillMd,
     dir: where,
+    realDir: where,
     root: 'upstreams',
     files: [],
   };

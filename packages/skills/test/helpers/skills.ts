@@ -33,6 +33,7 @@ export function makeSkill(
     frontmatter: { name, description },
     skillMd,
     dir,
+    realDir: dir,
     root: '/skills',
     files,
   };
