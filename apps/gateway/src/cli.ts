@@ -20,6 +20,7 @@ import {
 import { createGateway } from './createGateway.js';
 import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
+import { createUpstreamPoolFromConfig } from './upstreams/createUpstreamPoolFromConfig.js';
 
 const USAGE = `Usage: skillgate <command> [options]
 
@@ -32,6 +33,8 @@ Commands:
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,
                                                       all of them or what token NAME (or anonymous) may see
+  upstreams [--config FILE] [--json]                  connect to each upstream MCP server; print its state and
+                                                      tools (exit 1 when one is down)
 
 ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
 `;
@@ -189,6 +192,35 @@ async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** Connects to every configured upstream once (as serve would), prints state and tools, disconnects. */
+async function upstreams(flags: Flags): Promise<number> {
+  const config = await configFrom(flags);
+  const quiet = { info: () => {}, warn: () => {} };
+  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  try {
+    await pool.start();
+    const snapshots = pool.snapshots();
+    if (flags.json === true) {
+      process.stdout.write(`${JSON.stringify(snapshots, null, 2)}\n`);
+    } else if (snapshots.length === 0) {
+      process.stdout.write('no upstreams configured\n');
+    }
+    for (const s of flags.json === true ? [] : snapshots) {
+      const server =
+        s.serverInfo === undefined ? '' : ` — ${s.serverInfo.name} ${s.serverInfo.version ?? ''}`.trimEnd();
+      process.stdout.write(`${s.id}: ${s.state}${server} (${s.tools.length} tools, skill: ${s.skill})\n`);
+      if (s.lastError !== undefined) process.stdout.write(`  error: ${s.lastError}\n`);
+      for (const tool of s.tools) {
+        const line = (tool.description ?? '').split('\n')[0]?.slice(0, 100) ?? '';
+        process.stdout.write(`  ${tool.name}${line === '' ? '' : `  ${line}`}\n`);
+      }
+    }
+    return snapshots.every((s) => s.state === 'ready') ? 0 : 1;
+  } finally {
+    await pool.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values: flags, positionals } = parseArgs({
     args: argv,
@@ -213,6 +245,8 @@ async function main(argv: string[]): Promise<number> {
       return tools(flags, rest);
     case 'skills':
       return skills(flags, rest);
+    case 'upstreams':
+      return upstreams(flags);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

@@ -1,6 +1,7 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
 import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
+import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './auth/accessPolicy.js';
@@ -18,8 +19,11 @@ import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
 import { watchSkillRoots } from './reload/skillWatcher.js';
 import type { GatewayRuntime } from './runtime.js';
 import { createInFlightCalls } from './tools/inFlightCalls.js';
+import { createUpstreamPoolFromConfig, upstreamReadiness } from './upstreams/createUpstreamPoolFromConfig.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
+// Upstream changes (a reconnect, a list_changed burst) within this window make one catalog rebuild.
+const UPSTREAM_REBUILD_DEBOUNCE_MS = 100;
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -36,6 +40,8 @@ export interface Gateway {
   readonly app: FastifyInstance;
   readonly runtime: GatewayRuntime;
   readonly sessions: LiveSessions;
+  /** Connections to the upstream MCP servers (docs/upstreams.md). */
+  readonly upstreams: UpstreamPool;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
 }
@@ -117,7 +123,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
     );
   }
+  // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
+  // the start, it is listed as down and retried (docs/upstreams.md).
+  const upstreams = createUpstreamPoolFromConfig(config, { env, log });
+  await upstreams.start();
   const catalogs = await createCatalogSource(config, {
+    upstreams: () => upstreams.snapshots(),
     onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
   });
   for (const problem of catalogs.current.problems) {
@@ -186,6 +197,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
     metrics: createMetrics({
       localJobsRunning: () => jobs.localRunning,
+      upstreams: () => upstreams.snapshots(),
       sharedFigures: async () => {
         const [sessionsOpen, jobsRunning] = await Promise.all([store.count(), jobs.countRunning()]);
         return { sessionsOpen, jobsRunning };
@@ -193,6 +205,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
     log,
     inFlight: createInFlightCalls(),
+    upstreams,
   };
   const live = createLiveSessions(runtime, {
     pickDisclosure: createDisclosurePicker(config),
@@ -209,6 +222,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
       (error: unknown) => log.error({ err: error }, 'reload notification failed'),
     );
+  });
+  // An upstream's new tools or state rebuild the catalog like a skill reload, with the same notifications.
+  let rebuildTimer: NodeJS.Timeout | undefined;
+  const stopFollowingUpstreams = upstreams.onChange(() => {
+    if (rebuildTimer !== undefined) return;
+    rebuildTimer = setTimeout(() => {
+      rebuildTimer = undefined;
+      catalogs.reload().catch((error: unknown) => {
+        runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
+        log.error(
+          { err: error },
+          'catalog rebuild after an upstream change failed; keeping the previous catalog',
+        );
+      });
+    }, UPSTREAM_REBUILD_DEBOUNCE_MS);
   });
   const stopWatching = config.skills.watch
     ? watchSkillRoots({
@@ -236,20 +264,26 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     rateLimiter: state.rateLimiter,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
+    upstreams: () => upstreamReadiness(upstreams),
   });
 
   return {
     app,
     runtime,
     sessions: live,
+    upstreams,
     async close() {
       if (draining) return;
       draining = true;
       stopWatching();
+      stopFollowingUpstreams();
+      clearTimeout(rebuildTimer);
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
       await runtime.inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
       await jobs.close();
       await runner.close();
+      // Calls still waiting on an upstream end with UPSTREAM_UNAVAILABLE; every stdio server is stopped.
+      await upstreams.close();
       // Killed scripts end their calls with a result; give those results a moment to reach the clients.
       await runtime.inFlight.drained(Date.now() + 1000);
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.

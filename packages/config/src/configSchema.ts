@@ -70,6 +70,13 @@ const serverFields = z.strictObject({
     .describe(
       'Object keys and array elements in one request body, in all; a wider one is refused before it is validated.',
     ),
+  max_listen_streams: count()
+    .max(1_000_000)
+    .default(1024)
+    .describe('2026-07-28 subscriptions/listen streams open at once in one process; more get 503.'),
+  max_listen_streams_per_principal: count()
+    .default(16)
+    .describe('subscriptions/listen streams one principal may hold open; more get 429.'),
   shutdown_grace_seconds: z
     .number()
     .min(0)
@@ -440,7 +447,7 @@ const upstreamSchema = z
       .min(1)
       .max(256)
       .optional()
-      .describe("argv of a stdio upstream, started in the config file's folder."),
+      .describe("argv of a stdio upstream, started in the gateway's working directory."),
     headers_from_env: z
       .record(headerName, envName)
       .optional()

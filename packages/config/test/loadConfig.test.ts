@@ -34,6 +34,8 @@ describe('loadConfig from a file', () => {
         max_client_string_chars: 512,
         max_json_depth: 32,
         max_json_keys: 2000,
+        max_listen_streams: 512,
+        max_listen_streams_per_principal: 8,
         shutdown_grace_seconds: 3,
         trust_proxy: true,
         headers_timeout_seconds: 5,

@@ -33,6 +33,8 @@ describe('parseConfig defaults', () => {
         max_client_string_chars: 256,
         max_json_depth: 64,
         max_json_keys: 1000,
+        max_listen_streams: 1024,
+        max_listen_streams_per_principal: 16,
         shutdown_grace_seconds: 10,
         trust_proxy: false,
         headers_timeout_seconds: 10,

@@ -15,8 +15,10 @@ import Fastify, {
 import type { Principal } from '../auth/accessPolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
+import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
+import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
 import { exceedsJsonBounds } from './exceedsJsonBounds.js';
 import { limitConnections } from './limitConnections.js';
@@ -43,6 +45,8 @@ export interface AppDeps {
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
   readonly isDraining: () => boolean;
+  /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
+  readonly upstreams?: () => readonly UpstreamReadiness[];
 }
 
 const CORS_HEADERS = {
@@ -175,6 +179,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onDropped: () => runtime.metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
   app.decorateRequest('principal', null);
+  const listenStreams = createListenStreams({
+    maxTotal: config.server.max_listen_streams,
+    maxPerPrincipal: config.server.max_listen_streams_per_principal,
+  });
   const jsonBounds = { maxDepth: config.server.max_json_depth, maxKeys: config.server.max_json_keys };
 
   // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
@@ -232,6 +240,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       status: 'ready',
       skills: runtime.catalogs.current.skills.size,
       sandbox: runtime.runner.isolation ?? null,
+      upstreams: deps.upstreams?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {
@@ -301,6 +310,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (Array.isArray(body)) for (let i = 1; i < body.length; i++) await chargeRateLimit(principal);
       const sessionId = request.headers['mcp-session-id'];
       const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
+      if (route.era === 'modern' && route.listen) {
+        // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
+        reply.raw.once('close', listenStreams.acquire(principal));
+      }
       // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         if (value !== undefined) reply.raw.setHeader(name, value);
@@ -373,7 +386,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;
       return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method, cursor };
     }
-    if (outcome.kind !== 'legacy') return { era: 'modern' as const };
+    if (outcome.kind !== 'legacy') {
+      const listen =
+        outcome.kind === 'modern' &&
+        outcome.messageKind === 'request' &&
+        outcome.message.method === 'subscriptions/listen';
+      return { era: 'modern' as const, listen };
+    }
     const version = header('mcp-protocol-version');
     if (version !== undefined && !ALL_REVISIONS.includes(version))
       throw unsupportedRevision(version, ALL_REVISIONS);

@@ -94,6 +94,8 @@ export function createModernEndpoint(
       legacy: 'reject',
       ...(options.bus === undefined ? {} : { bus: options.bus }),
       maxRequestBodySize: config.server.body_limit_bytes,
+      // Set, not left to the SDK's default; buildApp refuses streams past it (and per principal) itself.
+      maxSubscriptions: config.server.max_listen_streams,
       onerror: (error) => runtime.log.debug({ err: error }, 'modern request rejected'),
     },
   );

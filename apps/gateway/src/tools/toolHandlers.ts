@@ -131,6 +131,13 @@ export function registerToolHandlers(
       end();
       const duration_ms = Math.round(performance.now() - started);
       runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      if (upstream.upstream !== undefined) {
+        // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
+        runtime.metrics.observeUpstreamCall(duration_ms / 1000, {
+          upstream: upstream.upstream,
+          outcome: upstream.reason ?? outcome,
+        });
+      }
       runtime.log.info(
         {
           audit: 'tool_call',
