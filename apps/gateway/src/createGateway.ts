@@ -17,6 +17,7 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics } from './observability/metrics.js';
 import { createCatalogSource } from './reload/catalogSource.js';
+import { missingSkillRoots } from './reload/missingSkillRoots.js';
 import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
 import { watchSkillRoots } from './reload/skillWatcher.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -81,6 +82,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
+  // Before anything that holds the process open: a failed start-up exits at once.
+  const missing = await missingSkillRoots(config.skills.roots);
+  if (missing.length > 0 && !config.skills.allow_missing_roots) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `skill root not found: ${missing.map((m) => m.root).join(', ')}`,
+      {
+        issues: missing.map((m) => ({
+          path: `skills.roots[${m.index}]`,
+          message: `${m.root} ${m.reason} (relative roots resolve against the config file's folder; skills.allow_missing_roots: true starts without it)`,
+        })),
+      },
+    );
+  }
+  for (const m of missing) log.warn({ root: m.root }, `skill root ${m.reason}: serving no skills from it`);
   const sandbox = await probeSandbox({
     mode: config.scripts.sandbox,
     network: config.scripts.network,

@@ -192,9 +192,15 @@ const skillsSchema = z.strictObject({
       'Longest skill description served (the specification allows 1024); a longer one is cut in lenient mode, refused in strict.',
     ),
   max_instructions_chars: count(1024)
-    .default(16_384)
+    .default(2048)
     .describe(
-      'Budget of the skill summary in the initialize instructions: past it descriptions, then skills, are left out with a note.',
+      'Budget of the whole initialize instructions (hosts keep about 2,048 characters): how to use the gateway, then every skill name, then descriptions as they fit.',
+    ),
+  allow_missing_roots: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Start even if a skill root does not exist or is not a folder (/readyz names it); by default that fails start-up.',
     ),
 });
 
@@ -316,7 +322,23 @@ const jobsSchema = z.strictObject({
 const sessionsSchema = z.strictObject({
   ttl_seconds: seconds().default(3600).describe('Idle time after which a session expires.'),
   max_sessions: count().default(10_000).describe('Sessions open at once.'),
-  max_per_principal: count().default(1000).describe('Sessions open at once for one principal.'),
+  max_per_principal: count()
+    .default(1000)
+    .describe(
+      "Sessions open at once for one principal; at the cap a new session closes that principal's longest-idle one.",
+    ),
+  relist_wait_ms: count(0)
+    .max(5000)
+    .default(1000)
+    .describe(
+      'Longest a get_info result that unlocked tools waits for the session to re-list, so the host has them on its next turn; 0 = never wait.',
+    ),
+  relist_grace_ms: count(0)
+    .max(1000)
+    .default(100)
+    .describe(
+      'After that re-list is answered, how much longer the get_info result waits while the host applies the new list.',
+    ),
   scope: z
     .enum(['session', 'principal'])
     .default('session')

@@ -59,6 +59,7 @@ describe('loadConfig from a file', () => {
         max_skill_md_bytes: 65_536,
         max_description_chars: 512,
         max_instructions_chars: 8192,
+        allow_missing_roots: true,
       },
       tools: { max_name_length: 60, list_ttl_ms: 5000 },
       scripts: {
@@ -82,7 +83,14 @@ describe('loadConfig from a file', () => {
       },
       resources: { max_text_bytes: 2048, max_binary_bytes: 4096 },
       jobs: { ttl_seconds: 60, max_per_session: 2 },
-      sessions: { ttl_seconds: 120, max_sessions: 50, max_per_principal: 5, scope: 'principal' },
+      sessions: {
+        ttl_seconds: 120,
+        max_sessions: 50,
+        max_per_principal: 5,
+        relist_wait_ms: 500,
+        relist_grace_ms: 20,
+        scope: 'principal',
+      },
       auth: {
         tokens: [
           { name: 'agent-a', token_env: 'AGENT_A_TOKEN', skills: ['pdf-*'] },

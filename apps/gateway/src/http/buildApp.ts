@@ -238,9 +238,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
+    const catalog = runtime.catalogs.current;
+    // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
+    // is never silent.
+    const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
     return {
       status: 'ready',
-      skills: runtime.catalogs.current.skills.size,
+      skills: catalog.skills.size,
+      ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
       sandbox: runtime.runner.isolation ?? null,
       upstreams: deps.upstreams?.() ?? [],
     };
