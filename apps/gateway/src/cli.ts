@@ -9,7 +9,13 @@ import {
   resolveAuthTokens,
   type SkillgateConfig,
 } from '@skillgate/config';
-import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import {
+  DISCLOSURES,
+  type Disclosure,
+  renderSummary,
+  type SummaryFormat,
+  type UpstreamSnapshot,
+} from '@skillgate/skills';
 import {
   ANONYMOUS_NAME,
   anonymousPrincipal,
@@ -30,7 +36,8 @@ Commands:
   validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
   tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
-                                                      print the tool list a session would see
+                                                      print the tool list a session would see (connects to the
+                                                      upstreams, so --unlock shows their call tools)
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,
                                                       all of them or what token NAME (or anonymous) may see
@@ -56,6 +63,9 @@ const OPTIONS = {
 type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
 class UsageError extends Error {}
+
+/** A second signal within this long of the first is the same interrupt delivered twice. */
+const REPEATED_SIGNAL_MS = 1000;
 
 /** Commands that take skill folders (ROOT...) as positional arguments. */
 const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools', 'skills']);
@@ -83,8 +93,14 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   assertSafeBinding(config, resolveAuthTokens(config, process.env));
   const gateway = await createGateway(config);
+  const path = config.server.path;
+  // Fastify logs one line per address it listens on; naming the MCP endpoint makes it the only such line.
   const address = await gateway.app
-    .listen({ host: config.server.host, port: config.server.port })
+    .listen({
+      host: config.server.host,
+      port: config.server.port,
+      listenTextResolver: (address) => `skillgate listening on ${address}${path}`,
+    })
     .catch(async (error: unknown) => {
       // Nothing was served: stop the runner, store and watcher so the process can exit with the one line.
       await gateway.close().catch(() => {});
@@ -92,13 +108,18 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
     });
   const skills = gateway.runtime.catalogs.current.skills.size;
   gateway.runtime.log.info(
-    { address, path: config.server.path, skills },
-    `skillgate listening on ${address}${config.server.path}`,
+    { address, path, skills, disclosure: config.skills.disclosure },
+    `serving ${skills} skills (${config.skills.disclosure} disclosure)`,
   );
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const stop = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (stoppingSince !== undefined) {
+      // Ctrl-C under `pnpm start` arrives twice within milliseconds (the terminal signals the process
+      // group and pnpm passes its own on): that is one interrupt. A later one a person sends forces the exit.
+      if (Date.now() - stoppingSince < REPEATED_SIGNAL_MS) return;
+      process.exit(1);
+    }
+    stoppingSince = Date.now();
     gateway.runtime.log.info({ signal }, 'shutting down');
     gateway.close().then(
       () => process.exit(0),
@@ -137,13 +158,29 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
   return 0;
 }
 
+/**
+ * The upstreams' snapshots after one connection attempt each (as serve would start them), so that `tools`
+ * shows their call tools; the pool is closed again before printing.
+ */
+async function connectedUpstreams(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
+  if (config.upstreams.length === 0) return [];
+  const quiet = { info: () => {}, warn: () => {} };
+  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  try {
+    await pool.start();
+    return pool.snapshots();
+  } finally {
+    await pool.close();
+  }
+}
+
 async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(config, await connectedUpstreams(config));
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
