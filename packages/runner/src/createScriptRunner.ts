@@ -24,6 +24,9 @@ import type {
 // setTimeout fires at once for longer delays, which would kill every script on spawn.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NO_LIMITS: ScriptLimits = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
+// The pipes of bwrap's --info-fd and --block-fd (spawnScript's syncPipes): the only descriptors above stdio
+// a run keeps, besides the watchdog's fd 5 until it registered.
+const HANDSHAKE_FDS = [3, 4] as const;
 // Processes of a sandboxed run that are not the script's: bwrap outside and bwrap as pid 1 inside.
 const BWRAP_PROCESSES = 2;
 
@@ -50,6 +53,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   const resolver = createCommandResolver({ interpreters: options.interpreters, sandbox: layout });
   // Inside the sandbox it must sit in the system directories, which /usr/bin and /bin are.
   const prlimit = findExecutable('prlimit', '/usr/bin:/bin');
+  // The wrapper's shell, visible inside the sandbox too: bash closes inherited descriptors of any number.
+  const shell = findExecutable('bash', '/usr/bin:/bin');
   const pool = createSlotPool(options);
   const running = new Set<RunningScript>();
   const guarded = createProcessGuard().catch(() => NO_GUARD);
@@ -163,6 +168,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         procsFile: handshake ? undefined : cgroup?.procsFile,
         prlimit,
         limits,
+        shell,
+        keepFds: handshake ? HANDSHAKE_FDS : [],
         sandbox:
           bwrap === undefined || layout === undefined
             ? undefined

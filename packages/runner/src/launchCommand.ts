@@ -5,15 +5,26 @@ import type { ScriptLimits } from './types.js';
 // $1 is non-empty when fd 5 is the watchdog's pipe: the run registers its process group there before
 // anything else, then closes it (SIGPIPE is ignored only for that write, should the watchdog be gone).
 // $2 is a cgroup.procs file to join ('' = none), so every process the script ever forks is in the cgroup.
+// $3 lists the descriptors above stdio the run was handed on purpose (bwrap's --info-fd and --block-fd).
+// Every other descriptor is closed before anything is exec'd: the gateway may have inherited some without
+// close-on-exec (a supervisor's log file, a pipe), and spawning does not close them (docs/sandbox.md,
+// "Descriptors"). The shell lists its own /proc/self/fd; bash closes any number, a POSIX sh (dash) only
+// 3-9, so the runner prefers bash.
 // bwrap and /bin/sh both export PWD, which the script's environment must not gain.
-const WRAPPER = `watchdog=$1 procs=$2
-shift 2
+const WRAPPER = `watchdog=$1 procs=$2 keep=" $3 "
+shift 3
 if [ -n "$watchdog" ]; then
   trap '' PIPE
   echo "+$$" >&5 2>/dev/null
   exec 5>&-
   trap - PIPE
 fi
+for fd in /proc/self/fd/*; do
+  fd=\${fd##*/}
+  case $fd in ''|*[!0-9]*|0|1|2) continue ;; esac
+  case $keep in *" $fd "*) continue ;; esac
+  if [ -n "$BASH_VERSION" ] || [ "$fd" -lt 10 ]; then eval "exec $fd>&-"; fi
+done
 if [ -n "$procs" ]; then
   { echo $$ >"$procs"; } 2>/dev/null || { echo "skillgate: could not join the run's cgroup" >&2; exit 125; }
 fi
@@ -33,17 +44,22 @@ export interface LaunchSpec {
   readonly limits: ScriptLimits;
   /** bwrap and its options (ending in `--`), when the run is sandboxed. */
   readonly sandbox?: { readonly bwrap: string; readonly options: readonly string[] };
+  /** Descriptors above stdio the first process keeps for bwrap (its --info-fd and --block-fd). */
+  readonly keepFds?: readonly number[];
+  /** The shell that runs the wrapper: bash where there is one (it closes descriptors of any number). */
+  readonly shell?: string;
 }
 
 /** The file and argv the runner spawns for one run: the wrapper, then bwrap and prlimit as configured. */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[] } {
-  const wrap = (watchdog: string, procs: string, rest: readonly string[]): string[] => [
-    '/bin/sh',
+  const wrap = (watchdog: string, procs: string, keep: string, rest: readonly string[]): string[] => [
+    spec.shell ?? '/bin/sh',
     '-c',
     WRAPPER,
     'skillgate-run',
     watchdog,
     procs,
+    keep,
     ...rest,
   ];
   const rlimits = rlimitOptions(spec.limits, spec.sandbox !== undefined);
@@ -54,8 +70,9 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[] 
   const inner =
     spec.sandbox === undefined
       ? limited
-      : [spec.sandbox.bwrap, ...spec.sandbox.options, ...wrap('', '', limited)];
-  const [file, ...args] = wrap(spec.watchdog ? '5' : '', spec.procsFile ?? '', inner);
+      : [spec.sandbox.bwrap, ...spec.sandbox.options, ...wrap('', '', '', limited)];
+  const keep = (spec.keepFds ?? []).join(' ');
+  const [file, ...args] = wrap(spec.watchdog ? '5' : '', spec.procsFile ?? '', keep, inner);
   return { file: file ?? '/bin/sh', args };
 }
 
