@@ -10,9 +10,11 @@ import type { ScriptLimits } from './types.js';
 // close-on-exec (a supervisor's log file, a pipe), and spawning does not close them (docs/sandbox.md,
 // "Descriptors"). The shell lists its own /proc/self/fd; bash closes any number, a POSIX sh (dash) only
 // 3-9, so the runner prefers bash.
-// bwrap and /bin/sh both export PWD, which the script's environment must not gain.
-const WRAPPER = `watchdog=$1 procs=$2 keep=" $3 "
+// bwrap and /bin/sh both export PWD, which the script's environment must not gain; bash also exports SHLVL
+// (1 at start when it was not set, and again, as 0, at exec even when unset), so it is dropped by env then.
+const WRAPPER = `watchdog=$1 procs=$2 keep=" $3 " shlvl=
 shift 3
+[ "$SHLVL" = 1 ] && [ -n "$BASH_VERSION" ] && [ -x /usr/bin/env ] && shlvl=drop
 if [ -n "$watchdog" ]; then
   trap '' PIPE
   echo "+$$" >&5 2>/dev/null
@@ -29,6 +31,7 @@ if [ -n "$procs" ]; then
   { echo $$ >"$procs"; } 2>/dev/null || { echo "skillgate: could not join the run's cgroup" >&2; exit 125; }
 fi
 unset PWD
+[ -n "$shlvl" ] && exec /usr/bin/env -u SHLVL -- "$@"
 exec "$@"`;
 
 /** Everything that decides the argv of one run. */
