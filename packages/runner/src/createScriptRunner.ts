@@ -21,6 +21,7 @@ import type {
   ScriptRunner,
 } from './types.js';
 
+const MIB = 1024 * 1024;
 // setTimeout fires at once for longer delays, which would kill every script on spawn.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NO_LIMITS: ScriptLimits = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
@@ -33,6 +34,7 @@ const BWRAP_PROCESSES = 2;
 /** A guard that does nothing, for hosts where even the watchdog cannot start. */
 const NO_GUARD: ProcessGuard = {
   cgroup: false,
+  memoryCgroup: false,
   watchdog: false,
   sweptProcesses: 0,
   registration: undefined,
@@ -66,6 +68,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       ...(options.sandbox?.reason === undefined ? {} : { reason: options.sandbox.reason }),
       network: bwrap === undefined ? true : network,
       cgroup: guard.cgroup,
+      memoryCgroup: guard.memoryCgroup,
       watchdog: guard.watchdog,
       sweptProcesses: guard.sweptProcesses,
     });
@@ -112,7 +115,12 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       exited: (pid) => guard.untrack(pid),
       async settle(raw) {
         const result = bwrap === undefined ? raw : sandboxExitStatus(raw);
-        const limit = limitExceeded(result, limits, cgroup?.hitPidsLimit() ?? false);
+        const limit = limitExceeded(
+          result,
+          limits,
+          cgroup?.hitPidsLimit() ?? false,
+          cgroup?.hitMemoryLimit() ?? false,
+        );
         return limit === undefined ? result : { ...result, limit_exceeded: limit };
       },
     };
@@ -154,7 +162,10 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
       const guard = await guarded;
       const overhead = bwrap === undefined ? 0 : BWRAP_PROCESSES;
-      cgroup = await guard.openRun(limits.processes > 0 ? limits.processes + overhead : 0);
+      cgroup = await guard.openRun({
+        processes: limits.processes > 0 ? limits.processes + overhead : 0,
+        memoryBytes: limits.memoryMb * MIB,
+      });
       const seconds = Math.min(
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
         options.maxTimeoutSeconds,
@@ -165,7 +176,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         command,
         watchdog: watchdogPipe !== undefined,
         // Sandboxed runs join while bwrap sets up (admit); the others join in the wrapper, first thing.
-        procsFile: handshake ? undefined : cgroup?.procsFile,
+        procsFiles: handshake || cgroup === undefined ? [] : cgroup.procsFiles,
         prlimit,
         limits,
         shell,

@@ -4,7 +4,8 @@ import type { ScriptLimits } from './types.js';
 // sandbox). Nothing from a request is ever parsed by it: the command arrives as "$@" and is only exec'd.
 // $1 is non-empty when fd 5 is the watchdog's pipe: the run registers its process group there before
 // anything else, then closes it (SIGPIPE is ignored only for that write, should the watchdog be gone).
-// $2 is a cgroup.procs file to join ('' = none), so every process the script ever forks is in the cgroup.
+// $2 lists the cgroup.procs files to join, one a line ('' = none: the run's pids cgroup and, with a memory
+// limit, its memory cgroup), so every process the script ever forks is in them.
 // $3 lists the descriptors above stdio the run was handed on purpose (bwrap's --info-fd and --block-fd).
 // Every other descriptor is closed before anything is exec'd: the gateway may have inherited some without
 // close-on-exec (a supervisor's log file, a pipe), and spawning does not close them (docs/sandbox.md,
@@ -28,7 +29,14 @@ for fd in /proc/self/fd/*; do
   if [ -n "$BASH_VERSION" ] || [ "$fd" -lt 10 ]; then eval "exec $fd>&-"; fi
 done
 if [ -n "$procs" ]; then
-  { echo $$ >"$procs"; } 2>/dev/null || { echo "skillgate: could not join the run's cgroup" >&2; exit 125; }
+  set -f
+  IFS='
+'
+  for file in $procs; do
+    { echo $$ >"$file"; } 2>/dev/null || { echo "skillgate: could not join the run's cgroup" >&2; exit 125; }
+  done
+  unset IFS
+  set +f
 fi
 unset PWD
 [ -n "$shlvl" ] && exec /usr/bin/env -u SHLVL -- "$@"
@@ -40,8 +48,8 @@ export interface LaunchSpec {
   readonly command: readonly string[];
   /** Whether fd 5 of the run is the watchdog's pipe, to register on. */
   readonly watchdog: boolean;
-  /** The run's cgroup.procs file, when runs get a cgroup. */
-  readonly procsFile: string | undefined;
+  /** The run's cgroup.procs files (pids, then memory), when runs get cgroups. */
+  readonly procsFiles: readonly string[];
   /** prlimit (util-linux), when installed; limits are skipped without it. */
   readonly prlimit: string | undefined;
   readonly limits: ScriptLimits;
@@ -75,7 +83,7 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[] 
       ? limited
       : [spec.sandbox.bwrap, ...spec.sandbox.options, ...wrap('', '', '', limited)];
   const keep = (spec.keepFds ?? []).join(' ');
-  const [file, ...args] = wrap(spec.watchdog ? '5' : '', spec.procsFile ?? '', keep, inner);
+  const [file, ...args] = wrap(spec.watchdog ? '5' : '', spec.procsFiles.join('\n'), keep, inner);
   return { file: file ?? '/bin/sh', args };
 }
 

@@ -6,7 +6,7 @@ const HOSTILE = ['$(touch /tmp/pwned)', '"; rm -rf / #', '`id`'];
 const base = {
   command: ['/usr/bin/python3', '/skills/a/scripts/x.py', ...HOSTILE],
   watchdog: true,
-  procsFile: undefined,
+  procsFiles: [],
   prlimit: '/usr/bin/prlimit',
   limits: NO_LIMITS,
 };
@@ -28,8 +28,16 @@ describe('launchCommand', () => {
   });
 
   it('registers with the watchdog and joins the cgroup outside, then runs the command without limits when none are set', () => {
-    const { args } = launchCommand({ ...base, procsFile: '/sys/fs/cgroup/pids/x/1/cgroup.procs' });
-    expect(args.slice(2, 6)).toEqual(['skillgate-run', '5', '/sys/fs/cgroup/pids/x/1/cgroup.procs', '']);
+    const { args } = launchCommand({
+      ...base,
+      procsFiles: ['/sys/fs/cgroup/pids/x/1/cgroup.procs', '/sys/fs/cgroup/memory/x/1/cgroup.procs'],
+    });
+    expect(args.slice(2, 6)).toEqual([
+      'skillgate-run',
+      '5',
+      '/sys/fs/cgroup/pids/x/1/cgroup.procs\n/sys/fs/cgroup/memory/x/1/cgroup.procs',
+      '',
+    ]);
     expect(args.slice(6)).toEqual(base.command);
     expect(launchCommand({ ...base, watchdog: false }).args.slice(2, 4)).toEqual(['skillgate-run', '']);
   });
