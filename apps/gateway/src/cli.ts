@@ -9,7 +9,13 @@ import {
   resolveAuthTokens,
   type SkillgateConfig,
 } from '@skillgate/config';
-import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import {
+  DISCLOSURES,
+  type Disclosure,
+  renderSummary,
+  type SummaryFormat,
+  type UpstreamSnapshot,
+} from '@skillgate/skills';
 import {
   ANONYMOUS_NAME,
   anonymousPrincipal,
@@ -20,6 +26,7 @@ import {
 import { createGateway } from './createGateway.js';
 import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
+import { createUpstreamPoolFromConfig } from './upstreams/createUpstreamPoolFromConfig.js';
 
 const USAGE = `Usage: skillgate <command> [options]
 
@@ -28,10 +35,13 @@ Commands:
   validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
   tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
-                                                      print the tool list a session would see
+                                                      print the tool list a session would see (connects to the
+                                                      upstreams, so --unlock shows their call tools)
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,
                                                       all of them or what token NAME (or anonymous) may see
+  upstreams [--config FILE] [--json]                  connect to each upstream MCP server; print its state and
+                                                      tools (exit 1 when one is down)
 
 ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
 `;
@@ -133,13 +143,29 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
   return 0;
 }
 
+/**
+ * The upstreams' snapshots after one connection attempt each (as serve would start them), so that `tools`
+ * shows their call tools; the pool is closed again before printing.
+ */
+async function connectedUpstreams(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
+  if (config.upstreams.length === 0) return [];
+  const quiet = { info: () => {}, warn: () => {} };
+  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  try {
+    await pool.start();
+    return pool.snapshots();
+  } finally {
+    await pool.close();
+  }
+}
+
 async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(config, await connectedUpstreams(config));
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
@@ -151,7 +177,7 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
 
 /** The principal `--token NAME` names: a configured token by name, or `anonymous`; everything without. */
 function principalOf(config: SkillgateConfig, name: string | undefined): Principal {
-  // `*` is no principal's id, so it never shares a cached view with a configured token or anonymous.
+  // Views are cached by skill globs (viewKeyOf): this one shares the view of any principal allowed `*`.
   if (name === undefined) return { id: '*', name: '*', skills: ['*'] };
   if (name === ANONYMOUS_NAME) return anonymousPrincipal(config.auth.anonymous_skills);
   const token = config.auth.tokens.find((t) => t.name === name);
@@ -189,6 +215,35 @@ async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** Connects to every configured upstream once (as serve would), prints state and tools, disconnects. */
+async function upstreams(flags: Flags): Promise<number> {
+  const config = await configFrom(flags);
+  const quiet = { info: () => {}, warn: () => {} };
+  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  try {
+    await pool.start();
+    const snapshots = pool.snapshots();
+    if (flags.json === true) {
+      process.stdout.write(`${JSON.stringify(snapshots, null, 2)}\n`);
+    } else if (snapshots.length === 0) {
+      process.stdout.write('no upstreams configured\n');
+    }
+    for (const s of flags.json === true ? [] : snapshots) {
+      const server =
+        s.serverInfo === undefined ? '' : ` — ${s.serverInfo.name} ${s.serverInfo.version ?? ''}`.trimEnd();
+      process.stdout.write(`${s.id}: ${s.state}${server} (${s.tools.length} tools, skill: ${s.skill})\n`);
+      if (s.lastError !== undefined) process.stdout.write(`  error: ${s.lastError}\n`);
+      for (const tool of s.tools) {
+        const line = (tool.description ?? '').split('\n')[0]?.slice(0, 100) ?? '';
+        process.stdout.write(`  ${tool.name}${line === '' ? '' : `  ${line}`}\n`);
+      }
+    }
+    return snapshots.every((s) => s.state === 'ready') ? 0 : 1;
+  } finally {
+    await pool.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values: flags, positionals } = parseArgs({
     args: argv,
@@ -213,6 +268,8 @@ async function main(argv: string[]): Promise<number> {
       return tools(flags, rest);
     case 'skills':
       return skills(flags, rest);
+    case 'upstreams':
+      return upstreams(flags);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

@@ -1,9 +1,12 @@
 import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
 import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
+import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './auth/accessPolicy.js';
+import { createBearerAuth } from './auth/bearerAuth.js';
+import { createOAuthResource, oauthSecretEnvNames } from './auth/createOAuthResource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -14,12 +17,16 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics } from './observability/metrics.js';
 import { createCatalogSource } from './reload/catalogSource.js';
+import { missingSkillRoots } from './reload/missingSkillRoots.js';
 import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
 import { watchSkillRoots } from './reload/skillWatcher.js';
 import type { GatewayRuntime } from './runtime.js';
 import { createInFlightCalls } from './tools/inFlightCalls.js';
+import { createUpstreamPoolFromConfig, upstreamReadiness } from './upstreams/createUpstreamPoolFromConfig.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
+// Upstream changes (a reconnect, a list_changed burst) within this window make one catalog rebuild.
+const UPSTREAM_REBUILD_DEBOUNCE_MS = 100;
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -29,6 +36,8 @@ export interface GatewayOptions {
   readonly logger?: FastifyBaseLogger;
   /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
   readonly logDestination?: DestinationStream;
+  /** Least time between OAuth key-set refetches on an unknown kid (default 30 s; tests shorten it). */
+  readonly oauthKeyRefetchIntervalMs?: number;
 }
 
 /** A built, not yet listening gateway. */
@@ -36,6 +45,8 @@ export interface Gateway {
   readonly app: FastifyInstance;
   readonly runtime: GatewayRuntime;
   readonly sessions: LiveSessions;
+  /** Connections to the upstream MCP servers (docs/upstreams.md). */
+  readonly upstreams: UpstreamPool;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
 }
@@ -60,7 +71,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Checked before anything starts (scripts, watchers): a bad URL is a config error, never a retry loop.
   if (config.state.backend === 'redis') checkRedisUrl(config.state.redis_url_env, env);
   const tokens = resolveAuthTokens(config, env);
-  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+  const secretEnvNames = [
+    ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
+    ...oauthSecretEnvNames(config),
+  ];
   const log =
     options.logger ??
     createGatewayLogger({
@@ -68,6 +82,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
+  // Before anything that holds the process open: a failed start-up exits at once.
+  const missing = await missingSkillRoots(config.skills.roots);
+  if (missing.length > 0 && !config.skills.allow_missing_roots) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `skill root not found: ${missing.map((m) => m.root).join(', ')}`,
+      {
+        issues: missing.map((m) => ({
+          path: `skills.roots[${m.index}]`,
+          message: `${m.root} ${m.reason} (relative roots resolve against the config file's folder; skills.allow_missing_roots: true starts without it)`,
+        })),
+      },
+    );
+  }
+  for (const m of missing) log.warn({ root: m.root }, `skill root ${m.reason}: serving no skills from it`);
   const sandbox = await probeSandbox({
     mode: config.scripts.sandbox,
     network: config.scripts.network,
@@ -117,7 +146,14 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
     );
   }
-  const catalogs = await createCatalogSource(config);
+  // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
+  // the start, it is listed as down and retried (docs/upstreams.md).
+  const upstreams = createUpstreamPoolFromConfig(config, { env, log });
+  await upstreams.start();
+  const catalogs = await createCatalogSource(config, {
+    upstreams: () => upstreams.snapshots(),
+    onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
+  });
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
   }
@@ -169,6 +205,20 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     onAuthorizationIgnored: () =>
       log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
   });
+  const oauth = createOAuthResource({
+    config,
+    env,
+    keyRefetchIntervalMs: options.oauthKeyRefetchIntervalMs,
+    onFetchFailed: (error) => log.warn({ err: error }, 'OAuth issuer metadata or keys could not be fetched'),
+  });
+  // The keys are fetched now, so the first token does not wait; a failure is logged and retried on use.
+  if (oauth !== undefined) void oauth.verifier.warmUp();
+  const bearerAuth = createBearerAuth({
+    policy,
+    oauth,
+    allowAnonymous: config.auth.allow_anonymous,
+    anonymousSkills: config.auth.anonymous_skills,
+  });
   const runtime: GatewayRuntime = {
     config,
     catalogs,
@@ -184,6 +234,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
     metrics: createMetrics({
       localJobsRunning: () => jobs.localRunning,
+      upstreams: () => upstreams.snapshots(),
       sharedFigures: async () => {
         const [sessionsOpen, jobsRunning] = await Promise.all([store.count(), jobs.countRunning()]);
         return { sessionsOpen, jobsRunning };
@@ -191,6 +242,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
     log,
     inFlight: createInFlightCalls(),
+    upstreams,
   };
   const live = createLiveSessions(runtime, {
     pickDisclosure: createDisclosurePicker(config),
@@ -207,6 +259,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
       (error: unknown) => log.error({ err: error }, 'reload notification failed'),
     );
+  });
+  // An upstream's new tools or state rebuild the catalog like a skill reload, with the same notifications.
+  let rebuildTimer: NodeJS.Timeout | undefined;
+  const stopFollowingUpstreams = upstreams.onChange(() => {
+    if (rebuildTimer !== undefined) return;
+    rebuildTimer = setTimeout(() => {
+      rebuildTimer = undefined;
+      catalogs.reload().catch((error: unknown) => {
+        runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
+        log.error(
+          { err: error },
+          'catalog rebuild after an upstream change failed; keeping the previous catalog',
+        );
+      });
+    }, UPSTREAM_REBUILD_DEBOUNCE_MS);
   });
   const stopWatching = config.skills.watch
     ? watchSkillRoots({
@@ -232,22 +299,29 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       allowedOrigins: config.server.allowed_origins,
     }),
     rateLimiter: state.rateLimiter,
+    bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
+    upstreams: () => upstreamReadiness(upstreams),
   });
 
   return {
     app,
     runtime,
     sessions: live,
+    upstreams,
     async close() {
       if (draining) return;
       draining = true;
       stopWatching();
+      stopFollowingUpstreams();
+      clearTimeout(rebuildTimer);
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
       await runtime.inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
       await jobs.close();
       await runner.close();
+      // Calls still waiting on an upstream end with UPSTREAM_UNAVAILABLE; every stdio server is stopped.
+      await upstreams.close();
       // Killed scripts end their calls with a result; give those results a moment to reach the clients.
       await runtime.inFlight.drained(Date.now() + 1000);
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.

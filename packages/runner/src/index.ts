@@ -1,4 +1,11 @@
 export { createScriptRunner } from './createScriptRunner.js';
+export { type LaunchSpec, launchCommand } from './launchCommand.js';
+export {
+  createProcessGuard,
+  type ProcessGuard,
+  type ProcessGuardOptions,
+  type RunCgroup,
+} from './processGuard.js';
 export { RunnerError } from './runnerError.js';
 export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
 export type {

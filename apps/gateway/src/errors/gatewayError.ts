@@ -6,6 +6,7 @@ export type GatewayErrorCode =
   | 'SESSION_NOT_FOUND'
   | 'SESSION_LIMIT'
   | 'UNAUTHORIZED'
+  | 'INSUFFICIENT_SCOPE'
   | 'FORBIDDEN_ORIGIN'
   | 'FORBIDDEN_HOST'
   | 'RATE_LIMITED'
@@ -34,6 +35,7 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   SESSION_NOT_FOUND: { status: 404, rpcCode: -32001 },
   SESSION_LIMIT: { status: 503, rpcCode: -32000 },
   UNAUTHORIZED: { status: 401, rpcCode: -32000 },
+  INSUFFICIENT_SCOPE: { status: 403, rpcCode: -32000 },
   FORBIDDEN_ORIGIN: { status: 403, rpcCode: -32000 },
   FORBIDDEN_HOST: { status: 403, rpcCode: -32000 },
   RATE_LIMITED: { status: 429, rpcCode: -32000 },
@@ -58,6 +60,8 @@ export class GatewayError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** Extra members of the JSON-RPC error's `data` (e.g. the supported revisions of -32022). */
   readonly data: Readonly<Record<string, unknown>>;
+  /** The id of the request refused, when it is known before the request body is (a body refused at parse). */
+  readonly requestId: string | number | null | undefined;
 
   constructor(
     code: GatewayErrorCode,
@@ -66,6 +70,7 @@ export class GatewayError extends Error {
       cause?: unknown;
       headers?: Readonly<Record<string, string>>;
       data?: Readonly<Record<string, unknown>>;
+      requestId?: string | number | null;
     },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -75,6 +80,7 @@ export class GatewayError extends Error {
     this.rpcCode = MAPPINGS[code].rpcCode;
     this.headers = options?.headers ?? {};
     this.data = options?.data ?? {};
+    this.requestId = options?.requestId;
   }
 
   /** The JSON-RPC error body sent for this error (id null when the request id is unknown). */

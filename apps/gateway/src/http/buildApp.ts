@@ -13,13 +13,17 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
+import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
+import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
+import { scanJsonShape } from './scanJsonShape.js';
 import { serverTimeouts } from './serverTimeouts.js';
 
 declare module 'fastify' {
@@ -38,10 +42,14 @@ export interface AppDeps {
   readonly originPolicy: OriginPolicy;
   /** Per-principal budgets (shared by every replica with the Redis backend). */
   readonly rateLimiter: RateLimiter;
+  /** Who a request comes from: static tokens and OAuth access tokens (docs/auth.md). */
+  readonly bearerAuth: BearerAuth;
   /** True once the catalog is loaded and until shutdown starts. */
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
   readonly isDraining: () => boolean;
+  /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
+  readonly upstreams?: () => readonly UpstreamReadiness[];
 }
 
 const CORS_HEADERS = {
@@ -174,6 +182,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onDropped: () => runtime.metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
   app.decorateRequest('principal', null);
+  const listenStreams = createListenStreams({
+    maxTotal: config.server.max_listen_streams,
+    maxPerPrincipal: config.server.max_listen_streams_per_principal,
+  });
+  const jsonBounds = { maxDepth: config.server.max_json_depth, maxKeys: config.server.max_json_keys };
 
   // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
   app.removeAllContentTypeParsers();
@@ -185,6 +198,20 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // A batch that can only be refused is refused before it is parsed (docs/limits.md).
     if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
+    }
+    // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
+    const shape = scanJsonShape(text, jsonBounds);
+    if (shape.exceeded !== undefined) {
+      // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
+      const id = shape.id;
+      return done(
+        shape.method !== undefined && id !== undefined && (typeof id === 'string' || Number.isInteger(id))
+          ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${shape.exceeded}`, {
+              requestId: id,
+            })
+          : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${shape.exceeded}`),
+        undefined,
+      );
     }
     try {
       done(null, JSON.parse(text));
@@ -205,16 +232,22 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply
       .code(mapped.status)
       .headers(mapped.headers)
-      .send(mapped.toJsonRpc(requestIdOf(request.body)));
+      .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
+    const catalog = runtime.catalogs.current;
+    // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
+    // is never silent.
+    const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
     return {
       status: 'ready',
-      skills: runtime.catalogs.current.skills.size,
+      skills: catalog.skills.size,
+      ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
       sandbox: runtime.runner.isolation ?? null,
+      upstreams: deps.upstreams?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {
@@ -228,6 +261,35 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   const path = config.server.path;
+  // Protected Resource Metadata (RFC 9728): path-aware, and at the root for clients that look there.
+  if (deps.bearerAuth.oauthEnabled) {
+    const metadataHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const document = deps.bearerAuth.metadata(`${request.protocol}://${request.host}`);
+      return reply
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Cache-Control', 'max-age=3600')
+        .send(document);
+    };
+    const metadataPaths = [
+      ...new Set([
+        `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`,
+        '/.well-known/oauth-protected-resource',
+      ]),
+    ];
+    for (const url of metadataPaths) {
+      app.get(url, metadataHandler);
+      app.options(url, async (_request, reply) =>
+        reply
+          .code(204)
+          .headers({
+            'Access-Control-Allow-Origin': '*',
+            'Access-Control-Allow-Methods': 'GET, OPTIONS',
+            'Access-Control-Allow-Headers': 'MCP-Protocol-Version',
+          })
+          .send(),
+      );
+    }
+  }
   const chargeRateLimit = async (principal: Principal): Promise<void> => {
     const retryAfter = await deps.rateLimiter.take(principal.id);
     if (retryAfter > 0) {
@@ -247,7 +309,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (origin !== undefined)
       void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
     if (request.method === 'OPTIONS') return;
-    const principal = runtime.policy.authenticate(request.headers.authorization);
+    const principal = await deps.bearerAuth.authenticate({
+      authorization: request.headers.authorization,
+      url: request.url,
+      origin: `${request.protocol}://${request.host}`,
+    });
     request.principal = principal;
     // Every later log line of this request (including "request completed") names the principal.
     if (request.log.level !== 'silent') {
@@ -284,6 +350,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (Array.isArray(body)) for (let i = 1; i < body.length; i++) await chargeRateLimit(principal);
       const sessionId = request.headers['mcp-session-id'];
       const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
+      if (route.era === 'modern' && route.listen) {
+        // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
+        reply.raw.once('close', listenStreams.acquire(principal));
+      }
       // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         if (value !== undefined) reply.raw.setHeader(name, value);
@@ -342,11 +412,27 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
       throw unsupportedRevision(outcome.classification.revision ?? 'unknown', MODERN_REVISIONS);
     }
+    if (
+      outcome.kind === 'modern' &&
+      outcome.messageKind === 'request' &&
+      outcome.message.method === 'tools/list' &&
+      outcome.message.params?.cursor !== undefined
+    ) {
+      // The tool list is one page: no cursor names a page of it, so any cursor is refused at once instead of
+      // taking the SDK's slow path (docs/limits.md, "Cursors").
+      throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
+    }
     if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
       const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;
       return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method, cursor };
     }
-    if (outcome.kind !== 'legacy') return { era: 'modern' as const };
+    if (outcome.kind !== 'legacy') {
+      const listen =
+        outcome.kind === 'modern' &&
+        outcome.messageKind === 'request' &&
+        outcome.message.method === 'subscriptions/listen';
+      return { era: 'modern' as const, listen };
+    }
     const version = header('mcp-protocol-version');
     if (version !== undefined && !ALL_REVISIONS.includes(version))
       throw unsupportedRevision(version, ALL_REVISIONS);

@@ -12,6 +12,8 @@ export interface Metrics {
   inc(name: CounterName, labels?: Labels, n?: number): void;
   /** Records a script duration in seconds. */
   observeScriptDuration(seconds: number, labels: Labels): void;
+  /** Counts one upstream call by upstream and outcome, with its duration (docs/upstreams.md). */
+  observeUpstreamCall(seconds: number, labels: { readonly upstream: string; readonly outcome: string }): void;
   /** Prometheus text; gauges are read at scrape time, the figures shared by replicas from a short cache. */
   render(gauges: Readonly<Record<GaugeName, number>>): Promise<string>;
 }
@@ -25,7 +27,10 @@ export type CounterName =
   | 'skillgate_rejected_connections_total'
   | 'skillgate_sessions_created_total'
   | 'skillgate_sessions_restored_total'
-  | 'skillgate_catalog_reloads_total';
+  | 'skillgate_catalog_reloads_total'
+  | 'skillgate_get_info_holds_total'
+  | 'skillgate_sessions_evicted_total'
+  | 'skillgate_upstream_calls_total';
 
 /** Every gauge the gateway exports. */
 export type GaugeName =
@@ -48,11 +53,15 @@ export interface MetricsOptions {
   readonly sharedFigures?: () => Promise<SharedFigures>;
   /** How long shared figures are reused, so frequent scrapes of many replicas cost the store little. */
   readonly sharedCacheMs?: number;
+  /** Each upstream's state, read at scrape time for skillgate_upstream_up. */
+  readonly upstreams?: () => readonly { readonly id: string; readonly state: string }[];
   /** Also export prom-client's process and Node.js metrics (default true). */
   readonly processMetrics?: boolean;
 }
 
-const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration_seconds', string>> = {
+type HistogramName = 'skillgate_script_duration_seconds' | 'skillgate_upstream_call_duration_seconds';
+
+const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = {
   skillgate_tool_calls_total: 'Tool calls by kind and outcome.',
   skillgate_unlocks_total: 'First unlocks of a skill in a session.',
   skillgate_script_runs_total: 'Finished script runs by status.',
@@ -62,11 +71,17 @@ const HELP: Readonly<Record<CounterName | GaugeName | 'skillgate_script_duration
   skillgate_sessions_restored_total:
     'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
+  skillgate_get_info_holds_total:
+    'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
+  skillgate_sessions_evicted_total:
+    "Longest-idle sessions closed to admit a principal's new one at sessions.max_per_principal.",
   skillgate_sessions_open: 'MCP sessions open now.',
   skillgate_scripts_running: 'Scripts running now.',
   skillgate_scripts_queued: 'Script runs waiting for a slot.',
   skillgate_skills_loaded: 'Skills in the current catalog.',
   skillgate_script_duration_seconds: 'Script run duration.',
+  skillgate_upstream_calls_total: 'Calls of upstream MCP tools by upstream and outcome.',
+  skillgate_upstream_call_duration_seconds: 'Duration of calls of upstream MCP tools, by upstream.',
 };
 
 // Labels are written in name order, whatever order a caller gave them in.
@@ -83,6 +98,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const counters = new Map<CounterName, Counter>();
   const durations: { histogram?: Histogram } = {};
+  const upstreamDurations = new Histogram({
+    name: 'skillgate_upstream_call_duration_seconds',
+    help: HELP.skillgate_upstream_call_duration_seconds,
+    labelNames: ['upstream'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  if (options.upstreams !== undefined) {
+    const read = options.upstreams;
+    new Gauge({
+      name: 'skillgate_upstream_up',
+      help: 'Whether an upstream MCP server is connected (1) or not (0).',
+      labelNames: ['upstream'],
+      registers: [registry],
+      collect() {
+        // Upstream ids come from the config, so the series are as few as the configured upstreams.
+        this.reset();
+        for (const upstream of read())
+          this.set({ upstream: upstream.id }, upstream.state === 'ready' ? 1 : 0);
+      },
+    });
+  }
 
   const gauges = new Map<GaugeName, Gauge>();
   const gauge = (name: GaugeName): Gauge => {
@@ -134,17 +171,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return shared.metrics();
   };
 
+  const inc: Metrics['inc'] = (name, labels, n = 1) => {
+    let counter = counters.get(name);
+    if (counter === undefined) {
+      const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
+      counter = new Counter({ name, help: HELP[name], labelNames, registers: [registry] });
+      counters.set(name, counter);
+    }
+    if (labels === undefined) counter.inc(n);
+    else counter.inc(sorted(labels), n);
+  };
   return {
-    inc(name, labels, n = 1) {
-      let counter = counters.get(name);
-      if (counter === undefined) {
-        const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
-        counter = new Counter({ name, help: HELP[name], labelNames, registers: [registry] });
-        counters.set(name, counter);
-      }
-      if (labels === undefined) counter.inc(n);
-      else counter.inc(sorted(labels), n);
-    },
+    inc,
     observeScriptDuration(seconds, labels) {
       if (durations.histogram === undefined) {
         durations.histogram = new Histogram({
@@ -156,6 +194,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         });
       }
       durations.histogram.observe(sorted(labels), seconds);
+    },
+    observeUpstreamCall(seconds, labels) {
+      inc('skillgate_upstream_calls_total', { upstream: labels.upstream, outcome: labels.outcome });
+      upstreamDurations.observe({ upstream: labels.upstream }, seconds);
     },
     async render(values) {
       for (const name of Object.keys(values) as GaugeName[]) gauge(name).set(values[name]);

@@ -3,6 +3,7 @@ import type { SkillgateConfig } from '@skillgate/config';
 import {
   type Catalog,
   createCatalog,
+  createCatalogInSlices,
   type LoadResult,
   type LoadSkillsOptions,
   loadSkills,
@@ -106,6 +107,8 @@ export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult 
 export interface CatalogSourceOptions {
   /** The upstream pool's snapshots now (docs/upstreams.md); default: what the config says, no tools. */
   readonly upstreams?: () => readonly UpstreamSnapshot[];
+  /** Called when a reload has read its skills and starts building the catalog from them. */
+  readonly onBuilding?: (skills: number) => void;
 }
 
 /**
@@ -123,7 +126,9 @@ export async function createCatalogSource(
   const reloadOnce = async (): Promise<Catalog> => {
     const loaded = await loadSkills(loadOptions(config));
     const { skills, problems } = keepLastGood(current, loaded);
-    const next = createCatalog(skills, catalogOptions(config, problems, upstreams()));
+    options.onBuilding?.(skills.length);
+    // In slices: every client is served while a large catalog is rebuilt (docs/limits.md, "Reloads").
+    const next = await createCatalogInSlices(skills, catalogOptions(config, problems, upstreams()));
     const previous = current;
     current = next;
     for (const listener of listeners) listener(previous, next);

@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
+import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
+import { waitFor } from './helpers/waitFor.js';
+
+const gateways: TestGateway[] = [];
+const servers: HttpTestUpstream[] = [];
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((g) => g.close()));
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+const CALLER_TOKEN = 'caller-token-5b1f0c9e7d';
+const UPSTREAM_AUTH = 'Bearer upstream-own-credential';
+
+interface RecordedRequest {
+  method: string;
+  headers: Record<string, string>;
+}
+
+describe('calls of upstream tools through the gateway', () => {
+  it("never pass the caller's token or headers on: the upstream sees only its own credentials", async () => {
+    const http = await startHttpUpstream();
+    servers.push(http);
+    const lines: string[] = [];
+    const gw = await startTestGateway(
+      {
+        auth: { tokens: [{ name: 'agent-a', token_env: 'AGENT_A_TOKEN' }] },
+        upstreams: [{ id: 'remote', url: http.url, headers_from_env: { Authorization: 'REMOTE_AUTH' } }],
+      },
+      { ...process.env, AGENT_A_TOKEN: CALLER_TOKEN, REMOTE_AUTH: UPSTREAM_AUTH },
+      lines,
+    );
+    gateways.push(gw);
+    const client = await connectClient(gw.url, { token: CALLER_TOKEN, name: 'header-probe' });
+    try {
+      await client.client.callTool({ name: 'skill_remote_get_info', arguments: {} });
+      const result = await client.client.callTool({ name: 'skill_remote_call_headers', arguments: {} });
+      expect(result.isError).not.toBe(true);
+      const { requests } = result.structuredContent as { requests: RecordedRequest[] };
+      expect(requests.length).toBeGreaterThan(0);
+      for (const request of requests) {
+        expect(request.headers.authorization).toBe(UPSTREAM_AUTH);
+        expect(request.headers['mcp-session-id']).not.toBe(client.transport.sessionId);
+        expect(request.headers['user-agent'] ?? '').not.toContain('header-probe');
+      }
+      expect(JSON.stringify(requests)).not.toContain(CALLER_TOKEN);
+
+      // One audit line per call: principal, skill, upstream, tool, outcome, duration; metrics per upstream.
+      const audit = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((l) => l.audit === 'tool_call' && l.tool === 'skill_remote_call_headers');
+      expect(audit).toMatchObject({
+        principal: 'agent-a',
+        outcome: 'ok',
+        upstream: { skill: 'remote', upstream: 'remote', tool: 'headers' },
+        duration_ms: expect.any(Number),
+      });
+      expect(audit).not.toHaveProperty('arguments');
+      const metrics = await (
+        await fetch(`${gw.base}/metrics`, { headers: { Authorization: `Bearer ${CALLER_TOKEN}` } })
+      ).text();
+      expect(metrics).toMatch(/skillgate_upstream_calls_total\{outcome="ok",upstream="remote"\} 1/);
+      expect(metrics).toMatch(/skillgate_upstream_call_duration_seconds_count\{upstream="remote"\} 1/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an upstream killed mid-call answers UPSTREAM_UNAVAILABLE; other upstreams keep working; it comes back', async () => {
+    const http = await startHttpUpstream();
+    const gw = await startTestGateway({
+      upstreams: [
+        { id: 'remote', url: http.url },
+        { id: 'local', command: [process.execPath, TEST_UPSTREAM] },
+      ],
+    });
+    gateways.push(gw);
+    const client = await connectClient(gw.url);
+    try {
+      await client.client.callTool({ name: 'skill_remote_get_info', arguments: {} });
+      await client.client.callTool({ name: 'skill_local_get_info', arguments: {} });
+      const call = client.client.callTool({ name: 'skill_remote_call_sleep', arguments: { ms: 20_000 } });
+      await waitFor(() => gw.gateway.runtime.inFlight.active > 0, {
+        what: 'the call in flight',
+        timeoutMs: 30_000,
+      });
+      await http.stop();
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({
+        reason: 'UPSTREAM_UNAVAILABLE',
+        upstream: 'remote',
+        tool: 'sleep',
+      });
+      const other = await client.client.callTool({
+        name: 'skill_local_call_echo',
+        arguments: { text: 'fine' },
+      });
+      expect(textOf(other)).toBe('fine');
+      servers.push(await startHttpUpstream(['--port', String(http.port)]));
+      await waitFor(() => gw.gateway.upstreams.snapshots()[0]?.state === 'ready', {
+        what: 'reconnect',
+        timeoutMs: 30_000,
+      });
+      const again = await client.client.callTool({
+        name: 'skill_remote_call_echo',
+        arguments: { text: 'back' },
+      });
+      expect(textOf(again)).toBe('back');
+    } finally {
+      await client.close();
+    }
+  });
+});

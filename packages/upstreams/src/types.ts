@@ -1,0 +1,115 @@
+/** One tool of an upstream, as its tools/list described it (plain data). */
+export interface UpstreamTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  readonly annotations?: Readonly<Record<string, unknown>>;
+}
+
+/** Connection state of one upstream. */
+export type UpstreamState = 'connecting' | 'ready' | 'down';
+
+/** What the catalog is built from: one upstream's state and (narrowed) tools; the last known tools while down. */
+export interface UpstreamSnapshot {
+  readonly id: string;
+  readonly skill: 'auto' | 'none';
+  readonly description?: string;
+  readonly state: UpstreamState;
+  readonly lastError?: string;
+  readonly instructions?: string;
+  readonly serverInfo?: { readonly name: string; readonly title?: string; readonly version?: string };
+  readonly tools: readonly UpstreamTool[];
+}
+
+/** Why a call failed; each becomes `structuredContent.reason` of a tool error. */
+export type UpstreamFailureReason =
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'UPSTREAM_TIMEOUT'
+  | 'UPSTREAM_ERROR'
+  | 'RESULT_TOO_LARGE';
+
+/** A call's answer: the upstream's result, or why there is none. Never thrown. */
+export type UpstreamCallResult =
+  | {
+      readonly ok: true;
+      readonly result: { content: unknown[]; structuredContent?: unknown; isError?: boolean };
+    }
+  | { readonly ok: false; readonly reason: UpstreamFailureReason; readonly message: string };
+
+/** A progress notification of the upstream, passed on to the caller. */
+export interface UpstreamProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** Per-call options of UpstreamPool.call. */
+export interface UpstreamCallOptions {
+  /** Aborting it cancels the call at the upstream (notifications/cancelled). */
+  readonly signal?: AbortSignal;
+  /** Given, the upstream is asked for progress and each notification is passed here. */
+  readonly onProgress?: (progress: UpstreamProgress) => void;
+}
+
+/** One upstream, as configured (the gateway maps its config onto this). */
+export interface UpstreamDefinition {
+  readonly id: string;
+  /** Streamable HTTP endpoint; exactly one of url and command. */
+  readonly url?: string;
+  /** argv of a stdio server. */
+  readonly command?: readonly string[];
+  /** Header name -> environment variable holding its whole value (HTTP). */
+  readonly headersFromEnv?: Readonly<Record<string, string>>;
+  /** Child variable -> gateway variable (stdio). */
+  readonly envFrom?: Readonly<Record<string, string>>;
+  readonly description?: string;
+  readonly skill: 'auto' | 'none';
+  /** Globs of the upstream's tool names that are exposed at all. */
+  readonly tools: readonly string[];
+  readonly timeoutSeconds: number;
+  readonly maxConcurrent: number;
+  readonly maxResultBytes: number;
+}
+
+/** A line the pool wants logged (the gateway passes its logger in). */
+export interface UpstreamLogger {
+  info(fields: Readonly<Record<string, unknown>>, message: string): void;
+  warn(fields: Readonly<Record<string, unknown>>, message: string): void;
+}
+
+/** Options of createUpstreamPool. */
+export interface UpstreamPoolOptions {
+  readonly upstreams: readonly UpstreamDefinition[];
+  /** Where credentials come from (the gateway's environment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Working directory of stdio servers (the gateway's). */
+  readonly cwd: string;
+  readonly logger?: UpstreamLogger;
+  /** Retry delays in ms: first, and the cap it doubles up to (default 1000 and 60000). */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Bytes of one stdio server's stderr logged per minute, the rest dropped with a note (default 65536). */
+  readonly stderrBytesPerMinute?: number;
+  /** Kept as the client's name towards upstreams. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+}
+
+/** The connections to every configured upstream, driven by the gateway. */
+export interface UpstreamPool {
+  /** Connects every upstream (concurrently) and waits for each first attempt; never throws for one dead upstream. */
+  start(): Promise<void>;
+  /** Every upstream's current state and tools, in config order. */
+  snapshots(): readonly UpstreamSnapshot[];
+  /** Calls listener with the id whenever an upstream's tools or state changed; returns the unsubscribe. */
+  onChange(listener: (id: string) => void): () => void;
+  /** Calls one tool of one upstream: bounded by the upstream's timeout, slots and result size. */
+  call(
+    id: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: UpstreamCallOptions,
+  ): Promise<UpstreamCallResult>;
+  /** Closes every connection, stops every stdio server (its whole process group) and stops retrying. */
+  close(): Promise<void>;
+}
