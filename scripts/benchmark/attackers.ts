@@ -1,5 +1,6 @@
 // Attack traffic for attacks.ts, run in a child process so that it never shares an event loop with the
-// healthy client being measured. Usage (forked by attacks.ts): attackers.ts <slowloris|batch> <options JSON>
+// healthy client being measured. Usage (forked by attacks.ts):
+// attackers.ts <slowloris|batch|wideJson|listen|reload> <options JSON>
 // Sends {ready: true} once the attack runs, then {stats} when it receives "stop", and exits.
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +35,33 @@ export interface BatchOptions {
    * its whole rate limit on the heaviest requests it is allowed.
    */
   readonly mode: 'mixed' | 'allowance';
+}
+
+/** Options of the wide-JSON attack: tools/list with a huge `_meta`, in both eras, as fast as answered. */
+export interface WideJsonOptions {
+  readonly url: string;
+  readonly token: string;
+  /** Connections posting at once (the issue's three). */
+  readonly workers: number;
+  /** Keys in each `_meta`. */
+  readonly keys: number;
+}
+
+/** Options of the listen flood: subscriptions/listen streams opened and held as fast as answered. */
+export interface ListenOptions {
+  readonly url: string;
+  readonly token: string;
+  /** Streams tried at once; each that opens is held until the end, each refused is retried. */
+  readonly workers: number;
+}
+
+/** Options of the reload attack: skills added under `watch` and removed again, over and over. */
+export interface ReloadOptions {
+  /** A watched skill root. */
+  readonly root: string;
+  /** Where skills are written before they are moved into the root in one burst. */
+  readonly staging: string;
+  readonly skills: number;
 }
 
 const [role = '', json = '{}'] = process.argv.slice(2);
@@ -208,12 +236,179 @@ async function batch(options: BatchOptions): Promise<Record<string, number>> {
   return stats;
 }
 
+const MODERN = '2026-07-28';
+const modernMeta = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'attacker', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+async function wideJson(options: WideJsonOptions): Promise<Record<string, number>> {
+  const wide = Object.fromEntries(Array.from({ length: options.keys }, (_, i) => [`k${i}`, i]));
+  const base = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${options.token}`,
+  };
+  const init = await fetch(options.url, {
+    method: 'POST',
+    headers: { ...base, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'attacker', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const session = init.headers.get('mcp-session-id') ?? '';
+  const bodies: Array<[string, RequestInit]> = [
+    [
+      '2025 session',
+      {
+        method: 'POST',
+        headers: { ...base, 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: wide } }),
+      },
+    ],
+    [
+      '2026-07-28',
+      {
+        method: 'POST',
+        headers: { ...base, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { ...modernMeta, ...wide } },
+        }),
+      },
+    ],
+  ];
+  const stats: Record<string, number> = { requests: 0, errors: 0 };
+  const worker = async (offset: number) => {
+    for (let i = offset; !stopping; i++) {
+      const [label, request] = bodies[i % bodies.length] ?? bodies[0] ?? ['', {}];
+      try {
+        const response = await fetch(options.url, request);
+        const text = await response.text();
+        const code = /"code":(-?\d+)/.exec(text)?.[1] ?? 'none';
+        stats.requests = (stats.requests ?? 0) + 1;
+        const key = `${label} -> ${response.status} ${code}`;
+        stats[key] = (stats[key] ?? 0) + 1;
+      } catch {
+        stats.errors = (stats.errors ?? 0) + 1;
+      }
+    }
+  };
+  const workers = Array.from({ length: options.workers }, (_, i) => worker(i));
+  send({ ready: true, bodyBytes: Buffer.byteLength(String(bodies[0]?.[1].body ?? '')) });
+  await stopped;
+  await Promise.all(workers);
+  return stats;
+}
+
+async function listen(options: ListenOptions): Promise<Record<string, number>> {
+  const stats: Record<string, number> = { opened: 0, errors: 0, maxOpen: 0 };
+  const aborts = new Set<AbortController>();
+  let open = 0;
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'subscriptions/listen',
+    params: { _meta: modernMeta, notifications: { toolsListChanged: true } },
+  });
+  const worker = async () => {
+    while (!stopping) {
+      const abort = new AbortController();
+      aborts.add(abort);
+      try {
+        const response = await fetch(options.url, {
+          method: 'POST',
+          signal: abort.signal,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${options.token}`,
+            'mcp-protocol-version': MODERN,
+            'mcp-method': 'subscriptions/listen',
+          },
+          body,
+        });
+        const key = `listen -> ${response.status}`;
+        stats[key] = (stats[key] ?? 0) + 1;
+        if (response.status === 200 && response.body !== null) {
+          // Held open: read (and drop) whatever the server sends until the attack stops.
+          stats.opened = (stats.opened ?? 0) + 1;
+          open += 1;
+          stats.maxOpen = Math.max(stats.maxOpen ?? 0, open);
+          const reader = response.body.getReader();
+          while (!(await reader.read()).done) {}
+          open -= 1;
+        } else {
+          await response.arrayBuffer();
+        }
+      } catch {
+        if (!stopping) stats.errors = (stats.errors ?? 0) + 1;
+      }
+      aborts.delete(abort);
+    }
+  };
+  const workers = Array.from({ length: options.workers }, () => worker());
+  await sleep(500);
+  send({ ready: true });
+  await stopped;
+  for (const abort of aborts) abort.abort();
+  await Promise.all(workers);
+  return stats;
+}
+
+async function reload(options: ReloadOptions): Promise<Record<string, number>> {
+  const { mkdir, rename, rm, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const names = Array.from({ length: options.skills }, (_, i) => `bench-added-${i}`);
+  const stats: Record<string, number> = { added: 0, removed: 0 };
+  const write = async () => {
+    for (const name of names) {
+      await mkdir(join(options.staging, name), { recursive: true });
+      await writeFile(
+        join(options.staging, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Added skill ${name}, for the reload attack.\n---\nBody.\n`,
+      );
+    }
+  };
+  await write();
+  send({ ready: true });
+  // Each burst moves every skill in (a reload of all of them), waits for the watcher and the build, then
+  // takes them out again (another reload).
+  while (!stopping) {
+    for (const name of names) await rename(join(options.staging, name), join(options.root, name));
+    stats.added = (stats.added ?? 0) + 1;
+    await Promise.race([sleep(4000), stopped]);
+    for (const name of names) await rename(join(options.root, name), join(options.staging, name));
+    stats.removed = (stats.removed ?? 0) + 1;
+    await Promise.race([sleep(4000), stopped]);
+  }
+  await rm(options.staging, { recursive: true, force: true });
+  return stats;
+}
+
 const run =
-  role === 'slowloris'
-    ? slowloris(JSON.parse(json) as SlowlorisOptions)
-    : role === 'batch'
-      ? batch(JSON.parse(json) as BatchOptions)
-      : Promise.reject(new Error(`unknown role ${role}`));
+  role === 'wideJson'
+    ? wideJson(JSON.parse(json) as WideJsonOptions)
+    : role === 'listen'
+      ? listen(JSON.parse(json) as ListenOptions)
+      : role === 'reload'
+        ? reload(JSON.parse(json) as ReloadOptions)
+        : role === 'slowloris'
+          ? slowloris(JSON.parse(json) as SlowlorisOptions)
+          : role === 'batch'
+            ? batch(JSON.parse(json) as BatchOptions)
+            : Promise.reject(new Error(`unknown role ${role}`));
 const cpuAtStart = process.cpuUsage();
 run.then(
   (stats) => {

@@ -1,5 +1,5 @@
 // pnpm bench:attacks — a healthy client's tools/list latency on an idle gateway and while slow-connection
-// (slowloris) and batch attacks run, all in one run against the real CLI. Phases are interleaved in rounds
+// (slowloris), batch, wide-JSON, listen-flood and reload attacks run, all in one run against the real CLI. Phases are interleaved in rounds
 // (idle, attack, attack, ..., idle, attack, ...) so that load from elsewhere on the machine falls on all of
 // them alike. Prints each phase's p50/p99 and its p99 as a ratio of the idle p99 (target: within 2x), and
 // writes bench-results/attacks.json. Env: BENCH_ATTACK_ROUNDS (default 3), BENCH_ATTACK_SECONDS (per phase
@@ -11,7 +11,13 @@ import { createServer } from 'node:net';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BatchOptions, SlowlorisOptions } from './attackers.js';
+import type {
+  BatchOptions,
+  ListenOptions,
+  ReloadOptions,
+  SlowlorisOptions,
+  WideJsonOptions,
+} from './attackers.js';
 import { percentile } from './support.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -68,18 +74,25 @@ interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** Starts the gateway CLI with the default limits, two tokens and the given rate limit. */
-async function startGateway(rateLimit: 'default' | 'off'): Promise<RunningGateway> {
+/**
+ * Starts the gateway CLI with the default limits, two tokens and the given rate limit; with `watchedRoot`,
+ * that folder is a third skill root and `skills.watch` is on.
+ */
+async function startGateway(rateLimit: 'default' | 'off', watchedRoot?: string): Promise<RunningGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-'));
   // Chosen here, not by the gateway: below info level the CLI does not log the address it listens on.
   const port = await freePort();
   const config = join(dir, 'skillgate.yaml');
-  const roots = [join(REPO, 'examples/skills'), join(REPO, 'apps/gateway/test/fixtures/skills')];
+  const roots = [
+    join(REPO, 'examples/skills'),
+    join(REPO, 'apps/gateway/test/fixtures/skills'),
+    ...(watchedRoot === undefined ? [] : [watchedRoot]),
+  ];
   await writeFile(
     config,
     [
       `server: { host: 127.0.0.1, port: ${port} }`,
-      `skills: { roots: ${JSON.stringify(roots)} }`,
+      `skills: { roots: ${JSON.stringify(roots)}${watchedRoot === undefined ? '' : ', watch: true'} }`,
       'auth:',
       '  tokens:',
       '    - { name: healthy, token_env: BENCH_HEALTHY_TOKEN }',
@@ -205,8 +218,8 @@ async function measure(gateway: RunningGateway, session: string, into: Samples):
 
 /** Runs an attacker child (attackers.ts), measures while it runs, and keeps its stats. */
 async function underAttack(
-  role: 'slowloris' | 'batch',
-  options: SlowlorisOptions | BatchOptions,
+  role: 'slowloris' | 'batch' | 'wideJson' | 'listen' | 'reload',
+  options: SlowlorisOptions | BatchOptions | WideJsonOptions | ListenOptions | ReloadOptions,
   during: () => Promise<void>,
   into: Samples,
 ): Promise<void> {
@@ -267,7 +280,9 @@ async function main(): Promise<void> {
   const load = [loadavg()[0] ?? 0];
   raisePriority(process.pid);
   const limited = await startGateway('default');
-  const unlimited = await startGateway('off');
+  // The reload attack adds its skills under this root, which the rate-limit-off gateway watches.
+  const watched = await mkdtemp(join(tmpdir(), 'skillgate-attacks-watched-'));
+  const unlimited = await startGateway('off', watched);
   const phases = new Map<string, Samples>();
   const samples = (name: string): Samples => {
     let found = phases.get(name);
@@ -326,10 +341,37 @@ async function main(): Promise<void> {
         () => measure(b.gateway, b.session, into),
         into,
       );
+      // Three connections posting tools/list with a 60,000-key _meta (both eras), as the issue reproduced:
+      // refused at parse (server.max_json_keys) before any validation.
+      into = samples('wide JSON: 60,000-key _meta, 3 connections, rate limit off');
+      await underAttack(
+        'wideJson',
+        { url: unlimited.url.href, token: ATTACKER_TOKEN, workers: 3, keys: 60_000 },
+        () => measure(b.gateway, b.session, into),
+        into,
+      );
+      // One principal opening subscriptions/listen streams as fast as it is answered, 64 at a time: it
+      // holds its 16, the rest get 429.
+      into = samples('listen flood: one principal, 64 at once, rate limit off');
+      await underAttack(
+        'listen',
+        { url: unlimited.url.href, token: ATTACKER_TOKEN, workers: 64 },
+        () => measure(b.gateway, b.session, into),
+        into,
+      );
+      // 1,000 skills moved into a watched root and out again every 4 s: each move is a reload of them all.
+      into = samples('reload: 1,000 skills added/removed under watch, rate limit off');
+      await underAttack(
+        'reload',
+        { root: watched, staging: `${watched}-staging-${round}`, skills: 1000 },
+        () => measure(b.gateway, b.session, into),
+        into,
+      );
     }
   } finally {
     await limited.stop();
     await unlimited.stop();
+    await rm(watched, { recursive: true, force: true });
   }
   load.push(loadavg()[0] ?? 0);
 

@@ -7,6 +7,7 @@ import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { oauthBench } from './oauth.js';
 import { replicas } from './replicas.js';
 import { skillsListBench } from './skillsList.js';
 import {
@@ -596,6 +597,7 @@ try {
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await catalogBuild(thousandByTen, QUICK ? 3 : 9);
   await skillsList(thousandByTen, QUICK ? 2 : 5);
+  results.oauth = await oauthBench({ root: hundred, seconds: QUICK ? 2 : 5, row, fmt });
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {
   for (const root of [small, hundred, thousand, tenThousand, thousandByTen])

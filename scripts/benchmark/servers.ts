@@ -50,6 +50,29 @@ if (kind === 'gateway') {
   gateway.app.get('/__bench/mem', async () => memory());
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));
+} else if (kind === 'gateway-oauth') {
+  // A static token and an OAuth issuer (the benchmark's own JWKS server) side by side (oauth.ts).
+  const config = parseConfig(
+    {
+      skills: { roots: [root], modern_disclosure: 'catalog' },
+      rate_limit: { requests_per_second: 0 },
+      auth: {
+        tokens: [{ name: 'bench-static', token_env: 'BENCH_STATIC_TOKEN', skills: ['*'] }],
+        oauth: {
+          issuer: process.env.BENCH_OAUTH_ISSUER,
+          audience: 'skillgate-bench',
+          jwks_uri: process.env.BENCH_OAUTH_ISSUER,
+          required_scopes: ['mcp'],
+          grants: [{ scope: 'skills:all', skills: ['*'] }],
+        },
+      },
+      logging: { level: 'silent' },
+    },
+    { baseDir: process.cwd() },
+  );
+  const gateway = await createGateway(config);
+  const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  ready(Number(new URL(address).port));
 } else if (kind === 'sdk-reference') {
   // Written the way the SDK's examples do it: express, one McpServer + transport per session.
   const tools = await listedTools();

@@ -154,7 +154,7 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
 
 /** The principal `--token NAME` names: a configured token by name, or `anonymous`; everything without. */
 function principalOf(config: SkillgateConfig, name: string | undefined): Principal {
-  // `*` is no principal's id, so it never shares a cached view with a configured token or anonymous.
+  // Views are cached by skill globs (viewKeyOf): this one shares the view of any principal allowed `*`.
   if (name === undefined) return { id: '*', name: '*', skills: ['*'] };
   if (name === ANONYMOUS_NAME) return anonymousPrincipal(config.auth.anonymous_skills);
   const token = config.auth.tokens.find((t) => t.name === name);

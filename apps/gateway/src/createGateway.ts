@@ -5,6 +5,8 @@ import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './auth/accessPolicy.js';
+import { createBearerAuth } from './auth/bearerAuth.js';
+import { createOAuthResource, oauthSecretEnvNames } from './auth/createOAuthResource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -15,6 +17,7 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics } from './observability/metrics.js';
 import { createCatalogSource } from './reload/catalogSource.js';
+import { missingSkillRoots } from './reload/missingSkillRoots.js';
 import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
 import { watchSkillRoots } from './reload/skillWatcher.js';
 import type { GatewayRuntime } from './runtime.js';
@@ -33,6 +36,8 @@ export interface GatewayOptions {
   readonly logger?: FastifyBaseLogger;
   /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
   readonly logDestination?: DestinationStream;
+  /** Least time between OAuth key-set refetches on an unknown kid (default 30 s; tests shorten it). */
+  readonly oauthKeyRefetchIntervalMs?: number;
 }
 
 /** A built, not yet listening gateway. */
@@ -66,7 +71,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Checked before anything starts (scripts, watchers): a bad URL is a config error, never a retry loop.
   if (config.state.backend === 'redis') checkRedisUrl(config.state.redis_url_env, env);
   const tokens = resolveAuthTokens(config, env);
-  const secretEnvNames = config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env]));
+  const secretEnvNames = [
+    ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
+    ...oauthSecretEnvNames(config),
+  ];
   const log =
     options.logger ??
     createGatewayLogger({
@@ -74,6 +82,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
+  // Before anything that holds the process open: a failed start-up exits at once.
+  const missing = await missingSkillRoots(config.skills.roots);
+  if (missing.length > 0 && !config.skills.allow_missing_roots) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `skill root not found: ${missing.map((m) => m.root).join(', ')}`,
+      {
+        issues: missing.map((m) => ({
+          path: `skills.roots[${m.index}]`,
+          message: `${m.root} ${m.reason} (relative roots resolve against the config file's folder; skills.allow_missing_roots: true starts without it)`,
+        })),
+      },
+    );
+  }
+  for (const m of missing) log.warn({ root: m.root }, `skill root ${m.reason}: serving no skills from it`);
   const sandbox = await probeSandbox({
     mode: config.scripts.sandbox,
     network: config.scripts.network,
@@ -182,6 +205,20 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     onAuthorizationIgnored: () =>
       log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
   });
+  const oauth = createOAuthResource({
+    config,
+    env,
+    keyRefetchIntervalMs: options.oauthKeyRefetchIntervalMs,
+    onFetchFailed: (error) => log.warn({ err: error }, 'OAuth issuer metadata or keys could not be fetched'),
+  });
+  // The keys are fetched now, so the first token does not wait; a failure is logged and retried on use.
+  if (oauth !== undefined) void oauth.verifier.warmUp();
+  const bearerAuth = createBearerAuth({
+    policy,
+    oauth,
+    allowAnonymous: config.auth.allow_anonymous,
+    anonymousSkills: config.auth.anonymous_skills,
+  });
   const runtime: GatewayRuntime = {
     config,
     catalogs,
@@ -262,6 +299,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       allowedOrigins: config.server.allowed_origins,
     }),
     rateLimiter: state.rateLimiter,
+    bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
     upstreams: () => upstreamReadiness(upstreams),

@@ -162,10 +162,19 @@ describe('hostile tool calls', () => {
     ['timeout as a string', { timeout: '10' }, 'timeout'],
     ['timeout over the max', { timeout: 10_000 }, 'timeout'],
     ['negative tail', { tail: -1 }, 'tail'],
-    ['an unknown argument', { shell: true }, 'shell'],
   ])('refuses %s with -32602 naming the field', async (_label, args, field) => {
     const call = attacker.client.callTool({ name: 'skill_gateway-probe_run_echo-args_py', arguments: args });
     await expect(call).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(field) });
+  });
+
+  it('drops an unknown argument of a run tool: it never reaches the script', async () => {
+    const run = await attacker.client.callTool({
+      name: 'skill_gateway-probe_run_echo-args_py',
+      arguments: { args: ['plain'], shell: true, command: 'id' },
+    });
+    expect(run.isError, textOf(run)).not.toBe(true);
+    expect(textOf(run)).toContain('plain');
+    expect(textOf(run)).not.toMatch(/shell|uid=/);
   });
 
   it('ignores arguments on a read tool and a get_info tool: a path argument never redirects a read', async () => {
@@ -239,16 +248,22 @@ describe('sessions and identities', () => {
     expect((await post(gw.url, list, { ...auth(TOKEN_A), 'mcp-session-id': session })).status).toBe(404);
   });
 
-  it("refuses sessions past the principal's cap with 429 and keeps the other principal working", async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 25; i++) {
-      const response = await post(gw.url, initializeBody(), auth(TOKEN_A));
-      statuses.push(response.status);
+  it("a session flood ends the flooding principal's own idle sessions and keeps the other principal working", async () => {
+    // At sessions.max_per_principal (20) each new session ends that principal's longest-idle one: the
+    // principal never holds more than 20, and nobody else loses a session.
+    const other = await openSession(gw.url, auth(TOKEN_B));
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) ids.push(await openSession(gw.url, auth(TOKEN_A)));
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const statusOf = async (id: string, token: string) => {
+      const response = await post(gw.url, list, { ...auth(token), 'mcp-session-id': id });
       await response.body?.cancel();
-    }
-    expect(statuses).toContain(429);
-    const other = await post(gw.url, initializeBody(), auth(TOKEN_B));
-    expect(other.status).toBe(200);
-    await other.body?.cancel();
+      return response.status;
+    };
+    const statuses: number[] = [];
+    for (const id of ids) statuses.push(await statusOf(id, TOKEN_A));
+    expect(statuses.slice(-20)).toEqual(Array(20).fill(200));
+    expect(statuses.slice(0, 5)).toEqual(Array(5).fill(404));
+    expect(await statusOf(other, TOKEN_B)).toBe(200);
   });
 });

@@ -25,8 +25,12 @@ describe('secrets never reach the logs', () => {
     // A made-up token, in the URL and the header: 401.
     const refused = await post(withQuery(SECRET), initializeBody(), { authorization: `Bearer ${SECRET}` });
     expect(refused.status).toBe(401);
-    // The configured token, in the URL and the header: a session opens.
-    const accepted = await post(withQuery(TOKEN), initializeBody(), { authorization: `Bearer ${TOKEN}` });
+    // The configured token, in the URL and the header: refused too, a token never belongs in a URL.
+    const inUrl = await post(withQuery(TOKEN), initializeBody(), { authorization: `Bearer ${TOKEN}` });
+    expect(inUrl.status).toBe(401);
+    expect(inUrl.headers.get('www-authenticate')).toContain('error="invalid_request"');
+    // The configured token in the header only: a session opens.
+    const accepted = await post(gw.url, initializeBody(), { authorization: `Bearer ${TOKEN}` });
     expect(accepted.status).toBe(200);
     await accepted.text();
     // A URL no route knows, and a GET with a token in the query.

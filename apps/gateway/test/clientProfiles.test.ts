@@ -13,7 +13,12 @@ import {
 // The shipped default config must give every client in docs/clients.md a way to run a script, doing only
 // what that client does: clients that re-list after list_changed may use unlocked tools; the others only
 // ever call what their first tools/list held.
-const RELISTS = ['claude-code', 'gemini-cli-mcp-client', 'skillgate-test'];
+const RELISTS = [
+  'claude-code',
+  'gemini-cli-mcp-client',
+  'skillgate-test',
+  'claude-code (via mcp-remote 0.1.29)',
+];
 const NEVER_RELISTS = [
   'codex-mcp-client',
   'mcp-inspector-cli',
@@ -21,6 +26,12 @@ const NEVER_RELISTS = [
   'cursor-vscode',
   'claude-ai',
   'mcp',
+  '@langchain/mcp-adapters',
+  // Mastra and the OpenAI Agents SDK: the user's server key.
+  'skillgate',
+  // mcp-remote decorates the host's name; the host's profile still applies.
+  'codex-mcp-client (via mcp-remote 0.1.29)',
+  'cursor-vscode (via mcp-remote 0.1.29)',
 ];
 
 describe('client profiles of the shipped default config', () => {

@@ -80,9 +80,12 @@ describe('namespaced disclosure', () => {
     await expect(
       c.client.callTool({ name: 'skill_text-stats_run_stats_py', arguments: { timeout: -1 } }),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('timeout') });
-    await expect(
-      c.client.callTool({ name: 'skill_text-stats_run_stats_py', arguments: { shell: 'sh -c' } }),
-    ).rejects.toMatchObject({ code: -32602 });
+    // A key the tool does not know is dropped, not refused (hosts add their own: docs/decisions.md).
+    const extra = await c.client.callTool({
+      name: 'skill_text-stats_run_stats_py',
+      arguments: { shell: 'sh -c', stdin: 'a b\n' },
+    });
+    expect(extra.isError, textOf(extra)).not.toBe(true);
     await c.close();
   });
 

@@ -3,7 +3,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
+import {
+  connectClient,
+  EXAMPLES_ROOT,
+  REPO_ROOT,
+  startTestGateway,
+  type TestGateway,
+} from './helpers/testGateway.js';
 
 // A careless operator's start-ups: each must end at once with one line naming what is wrong (exit 1, no
 // stack trace), and a gateway already serving must not notice.
@@ -49,7 +55,10 @@ afterAll(async () => {
 
 const configFile = async (name: string, lines: string[]): Promise<string> => {
   const file = join(dir, name);
-  await writeFile(file, `${lines.join('\n')}\n`);
+  // Real roots: the default `./examples/skills` next to a temporary file does not exist, which alone fails
+  // start-up (a missing root is its own clean failure: hosts.test.ts).
+  const roots = `skills: { roots: [${JSON.stringify(EXAMPLES_ROOT)}] }`;
+  await writeFile(file, `${[...lines, roots].join('\n')}\n`);
   return file;
 };
 

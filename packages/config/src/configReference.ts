@@ -25,10 +25,24 @@ function collect(
     const fields = shapeOf(schema);
     if (fields !== undefined && value !== null && typeof value === 'object') {
       collect(fields, value as Record<string, unknown>, key, rows);
+    } else if (fields !== undefined && value === undefined) {
+      // An optional section (auth.oauth): documented as a row, then each of its keys with its own default.
+      rows.push({ key, default: '', description: schema.description ?? '' });
+      collect(fields, defaultsOf(fields), key, rows);
     } else {
       rows.push({ key, default: JSON.stringify(value) ?? '', description: schema.description ?? '' });
     }
   }
+}
+
+// The default of each field that has one; required fields stay undefined (documented without a default).
+function defaultsOf(shape: Readonly<Record<string, z.ZodType>>): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(shape)) {
+    const parsed = schema.safeParse(undefined);
+    if (parsed.success) defaults[name] = parsed.data;
+  }
+  return defaults;
 }
 
 /** Every leaf config key with its default and description, derived from the schema so docs cannot drift. */

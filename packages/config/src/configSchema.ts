@@ -5,6 +5,7 @@ import {
   MIN_NAME_LENGTH,
 } from '@skillgate/skills';
 import { z } from 'zod';
+import { isLoopbackHost } from './isLoopbackHost.js';
 import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
@@ -22,6 +23,16 @@ const envName = z.string().regex(ENV_NAME, 'must be an environment variable name
 const isOrigin = (value: string): boolean => {
   try {
     return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+};
+
+// An origin a client can be sent to: http(s), no credentials, path, query or fragment.
+const isPublicOrigin = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
   } catch {
     return false;
   }
@@ -107,6 +118,13 @@ const serverFields = z.strictObject({
     .describe(
       'Open TCP connections from one client address (0 = no cap); not applied with trust_proxy, where every peer is the proxy.',
     ),
+  public_url: z
+    .string()
+    .refine(isPublicOrigin, 'must be an origin such as https://mcp.example.com (scheme, host, port; no path)')
+    .optional()
+    .describe(
+      'The origin clients reach the gateway at (behind proxies too): names the OAuth resource (auth.oauth) and its metadata URL.',
+    ),
   transport: z
     .enum(['native', 'sdk'])
     .default('native')
@@ -174,9 +192,15 @@ const skillsSchema = z.strictObject({
       'Longest skill description served (the specification allows 1024); a longer one is cut in lenient mode, refused in strict.',
     ),
   max_instructions_chars: count(1024)
-    .default(16_384)
+    .default(2048)
     .describe(
-      'Budget of the skill summary in the initialize instructions: past it descriptions, then skills, are left out with a note.',
+      'Budget of the whole initialize instructions (hosts keep about 2,048 characters): how to use the gateway, then every skill name, then descriptions as they fit.',
+    ),
+  allow_missing_roots: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Start even if a skill root does not exist or is not a folder (/readyz names it); by default that fails start-up.',
     ),
 });
 
@@ -298,7 +322,23 @@ const jobsSchema = z.strictObject({
 const sessionsSchema = z.strictObject({
   ttl_seconds: seconds().default(3600).describe('Idle time after which a session expires.'),
   max_sessions: count().default(10_000).describe('Sessions open at once.'),
-  max_per_principal: count().default(1000).describe('Sessions open at once for one principal.'),
+  max_per_principal: count()
+    .default(1000)
+    .describe(
+      "Sessions open at once for one principal; at the cap a new session closes that principal's longest-idle one.",
+    ),
+  relist_wait_ms: count(0)
+    .max(5000)
+    .default(1000)
+    .describe(
+      'Longest a get_info result that unlocked tools waits for the session to re-list, so the host has them on its next turn; 0 = never wait.',
+    ),
+  relist_grace_ms: count(0)
+    .max(1000)
+    .default(100)
+    .describe(
+      'After that re-list is answered, how much longer the get_info result waits while the host applies the new list.',
+    ),
   scope: z
     .enum(['session', 'principal'])
     .default('session')
@@ -322,6 +362,96 @@ const tokenSchema = z
 /** Token names that label callers without a token (compared case-insensitively). */
 const RESERVED_TOKEN_NAMES = new Set(['anonymous', 'anon']);
 
+// RFC 6749 §3.3: a scope token is printable ASCII without space, " or \.
+const scopeToken = z
+  .string()
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be an OAuth scope (printable ASCII, no space, " or \\)');
+
+// Where the gateway fetches keys and metadata from: https, or http only on a loopback address (a test
+// or a sidecar IdP); tokens verified against keys fetched in the clear over a network could be forged.
+const isSecureUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    if (url.username !== '' || url.password !== '' || url.hash !== '') return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+  } catch {
+    return false;
+  }
+};
+const secureUrl = z
+  .string()
+  .refine(isSecureUrl, 'must be an https:// URL (http:// only on a loopback address), without credentials');
+
+const grantSkills = z.array(glob).min(1).describe('Globs of the skills this grant gives.');
+const oauthGrantSchema = z.union([
+  z.strictObject({ scope: scopeToken, skills: grantSkills }),
+  z.strictObject({
+    claim: z.strictObject({
+      name: z.string().min(1).max(256),
+      value: z.union([z.string().max(1024), z.number(), z.boolean()]),
+    }),
+    skills: grantSkills,
+  }),
+]);
+
+const oauthSchema = z.strictObject({
+  issuer: secureUrl.describe(
+    "The authorization server's issuer identifier; its metadata's issuer and every token's iss must equal it exactly.",
+  ),
+  audience: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe(
+      'The token audience (aud) this gateway accepts; default server.public_url + server.path (the RFC 8707 resource).',
+    ),
+  jwks_uri: secureUrl
+    .optional()
+    .describe(
+      "Where the issuer's signing keys are; default from its RFC 8414 metadata, else /.well-known/openid-configuration.",
+    ),
+  principal_claim: z
+    .string()
+    .min(1)
+    .max(256)
+    .default('sub')
+    .describe('The token claim that names the principal (logs, client profiles, rate limits, job owners).'),
+  scopes_supported: z
+    .array(scopeToken)
+    .max(256)
+    .default([])
+    .describe(
+      'Scopes advertised in the Protected Resource Metadata (default: required_scopes and grant scopes).',
+    ),
+  required_scopes: z
+    .array(scopeToken)
+    .max(64)
+    .default([])
+    .describe(
+      'Scopes every token must carry; a valid token without one of them gets 403 insufficient_scope.',
+    ),
+  grants: z
+    .array(oauthGrantSchema)
+    .max(1024)
+    .default([])
+    .describe(
+      'Skills per scope or claim: { scope, skills } | { claim: { name, value }, skills }; a token gets the union of its matching grants, none matched, none.',
+    ),
+  introspection: z
+    .strictObject({
+      endpoint: secureUrl.describe("The issuer's RFC 7662 introspection endpoint."),
+      client_id_env: envName.describe(
+        'Environment variable holding the client id the gateway introspects as.',
+      ),
+      client_secret_env: envName.describe('Environment variable holding that client secret.'),
+    })
+    .optional()
+    .describe(
+      'RFC 7662 introspection for opaque (non-JWT) tokens: { endpoint, client_id_env, client_secret_env }.',
+    ),
+});
+
 const authSchema = z
   .strictObject({
     tokens: z
@@ -335,6 +465,11 @@ const authSchema = z
       .default(false)
       .describe('Allow requests without a token (required to bind a non-loopback host without tokens).'),
     anonymous_skills: z.array(glob).default(['*']).describe('Skills visible to anonymous requests (globs).'),
+    oauth: oauthSchema
+      .optional()
+      .describe(
+        'OAuth 2.1 resource server (docs/auth.md): accept access tokens of one issuer beside auth.tokens.',
+      ),
   })
   .superRefine((auth, ctx) => {
     // Names label principals in logs, limits and client profiles, so two tokens may not share one, and none may
@@ -513,26 +648,38 @@ const loggingSchema = z.strictObject({
 });
 
 /** The whole YAML config (docs/configuration.md): every key optional, unknown keys refused at every level. */
-export const configSchema = z.strictObject({
-  server: serverSchema.prefault({}),
-  skills: skillsSchema.prefault({}),
-  tools: toolsSchema.prefault({}),
-  scripts: scriptsSchema.prefault({}),
-  resources: resourcesSchema.prefault({}),
-  jobs: jobsSchema.prefault({}),
-  sessions: sessionsSchema.prefault({}),
-  auth: authSchema.prefault({}),
-  rate_limit: rateLimitSchema.prefault({}),
-  state: stateSchema.prefault({}),
-  clients: z
-    .array(clientSchema)
-    .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))
-    .describe(
-      'Per-client disclosure profiles for 2025-era sessions: { match: { name?, principal? }, disclosure }; first match wins. The default sends clients known not to re-list tools to catalog (docs/clients.md).',
-    ),
-  upstreams: upstreamsSchema,
-  logging: loggingSchema.prefault({}),
-});
+export const configSchema = z
+  .strictObject({
+    server: serverSchema.prefault({}),
+    skills: skillsSchema.prefault({}),
+    tools: toolsSchema.prefault({}),
+    scripts: scriptsSchema.prefault({}),
+    resources: resourcesSchema.prefault({}),
+    jobs: jobsSchema.prefault({}),
+    sessions: sessionsSchema.prefault({}),
+    auth: authSchema.prefault({}),
+    rate_limit: rateLimitSchema.prefault({}),
+    state: stateSchema.prefault({}),
+    clients: z
+      .array(clientSchema)
+      .default(KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })))
+      .describe(
+        'Per-client disclosure profiles for 2025-era sessions: { match: { name?, principal? }, disclosure }; first match wins. The default sends clients known not to re-list tools to catalog (docs/clients.md).',
+      ),
+    upstreams: upstreamsSchema,
+    logging: loggingSchema.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    // The audience is the resource's URL unless given: without a public URL there is nothing to derive it from.
+    const oauth = config.auth.oauth;
+    if (oauth !== undefined && oauth.audience === undefined && config.server.public_url === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['server', 'public_url'],
+        message: 'is required with auth.oauth unless auth.oauth.audience is given',
+      });
+    }
+  });
 
 // Every nested property and array readonly, matching the deep-frozen runtime value.
 type DeepReadonly<T> = T extends (infer U)[]
@@ -549,5 +696,7 @@ export type UpstreamConfig = SkillgateConfig['upstreams'][number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** One configured bearer token (exactly one of token_env and token_sha256 is set). */
 export type TokenConfig = SkillgateConfig['auth']['tokens'][number];
+/** The auth.oauth section: one issuer whose access tokens the gateway accepts. */
+export type OAuthConfig = NonNullable<SkillgateConfig['auth']['oauth']>;
 /** One client profile: which clients it matches and the disclosure they get. */
 export type ClientProfile = SkillgateConfig['clients'][number];

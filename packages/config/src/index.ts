@@ -6,6 +6,7 @@ export { configReference } from './configReference.js';
 export type {
   ClientProfile,
   LogLevel,
+  OAuthConfig,
   SkillgateConfig,
   TokenConfig,
   UpstreamConfig,

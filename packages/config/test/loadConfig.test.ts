@@ -44,6 +44,7 @@ describe('loadConfig from a file', () => {
         send_timeout_seconds: 45,
         max_connections: 500,
         max_connections_per_address: 32,
+        public_url: 'https://mcp.example.com:8443',
         transport: 'sdk',
       },
       skills: {
@@ -58,6 +59,7 @@ describe('loadConfig from a file', () => {
         max_skill_md_bytes: 65_536,
         max_description_chars: 512,
         max_instructions_chars: 8192,
+        allow_missing_roots: true,
       },
       tools: { max_name_length: 60, list_ttl_ms: 5000 },
       scripts: {
@@ -81,7 +83,14 @@ describe('loadConfig from a file', () => {
       },
       resources: { max_text_bytes: 2048, max_binary_bytes: 4096 },
       jobs: { ttl_seconds: 60, max_per_session: 2 },
-      sessions: { ttl_seconds: 120, max_sessions: 50, max_per_principal: 5, scope: 'principal' },
+      sessions: {
+        ttl_seconds: 120,
+        max_sessions: 50,
+        max_per_principal: 5,
+        relist_wait_ms: 500,
+        relist_grace_ms: 20,
+        scope: 'principal',
+      },
       auth: {
         tokens: [
           { name: 'agent-a', token_env: 'AGENT_A_TOKEN', skills: ['pdf-*'] },
@@ -93,6 +102,23 @@ describe('loadConfig from a file', () => {
         ],
         allow_anonymous: true,
         anonymous_skills: ['public-*'],
+        oauth: {
+          issuer: 'https://idp.example.com/realms/agents',
+          audience: 'https://mcp.example.com:8443/gateway/mcp',
+          jwks_uri: 'https://idp.example.com/realms/agents/certs',
+          principal_claim: 'azp',
+          scopes_supported: ['mcp', 'skills:pdf'],
+          required_scopes: ['mcp'],
+          grants: [
+            { scope: 'skills:pdf', skills: ['pdf-*'] },
+            { claim: { name: 'groups', value: 'ops' }, skills: ['*'] },
+          ],
+          introspection: {
+            endpoint: 'https://idp.example.com/introspect',
+            client_id_env: 'GW_CLIENT_ID',
+            client_secret_env: 'GW_CLIENT_SECRET',
+          },
+        },
       },
       rate_limit: { requests_per_second: 0, burst: 10 },
       state: { backend: 'redis', redis_url_env: 'TEAM_REDIS_URL', key_prefix: 'team-a:' },

@@ -1,5 +1,6 @@
 export { createCatalog, createCatalogInSlices } from './catalog/createCatalog.js';
 export { renderSummary, type SummaryOptions } from './catalog/renderSummary.js';
+export { HOST_NAMES_NOTE } from './catalog/skillTexts.js';
 export type {
   ArgumentLimits,
   RunInput,

@@ -103,13 +103,17 @@ describe('renderSummary within an instructions budget', () => {
     expect(renderSummary(list, 'xml', { maxChars: whole.length })).toBe(whole);
   });
 
-  it('drops descriptions first, naming every skill, with a note', () => {
+  it('names every skill first, then gives descriptions in catalog order as they fit, with a note', () => {
     const list = many();
     const whole = renderSummary(list, 'xml');
     const fitted = renderSummary(list, 'xml', { maxChars: Math.floor(whole.length / 2) });
-    expect(fitted).not.toContain('<description>');
     expect(fitted.match(/<skill>/g)).toHaveLength(200);
-    expect(fitted).toContain('<note>Descriptions left out');
+    const described = fitted.match(/<description>/g)?.length ?? 0;
+    expect(described).toBeGreaterThan(0);
+    expect(described).toBeLessThan(200);
+    // The first skills keep theirs.
+    expect(fitted).toContain('<name>skill-000</name><description>');
+    expect(fitted).toContain(`<note>${200 - described} descriptions left out`);
     expect(fitted.length).toBeLessThanOrEqual(whole.length / 2);
   });
 

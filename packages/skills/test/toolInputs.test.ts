@@ -26,7 +26,21 @@ describe('buildToolInputs: one input contract, advertised from what is enforced'
     expect(validators.run.safeParse({ timeout: 30 }).success).toBe(true);
     expect(validators.run.safeParse({ timeout: 31 }).success).toBe(false);
     expect(validators.run.safeParse({ stdin: '123456' }).success).toBe(false);
-    expect(validators.run.safeParse({ unknown: 1 }).success).toBe(false);
+  });
+
+  it('accepts and drops keys it does not know (Gemini CLI adds wait_for_previous), keeping the caps', () => {
+    const run = validators.run.safeParse({ args: ['a'], wait_for_previous: true });
+    expect(run.success).toBe(true);
+    expect(run.data).toEqual({ args: ['a'] });
+    expect(validators.run.safeParse({ args: ['a', 'b', 'c', 'd'], wait_for_previous: true }).success).toBe(
+      false,
+    );
+    const call = validators.runSkillScript.safeParse({ skill: 's', path: 'p', wait_for_previous: false });
+    expect(call.data).toEqual({ skill: 's', path: 'p' });
+    expect(validators.jobStatus.safeParse({ job_id: 'j', extra: 1 }).data).toEqual({ job_id: 'j' });
+    // The advertised schema still says what is used, and does not forbid what a host adds.
+    expect(Object.keys(schemas.run.properties ?? {})).toEqual(['args', 'stdin', 'timeout', 'tail']);
+    expect(schemas.run.additionalProperties).toBeUndefined();
   });
 
   it('refuses a NUL in argv as an argument error naming the entry', () => {
@@ -44,9 +58,11 @@ describe('buildToolInputs: one input contract, advertised from what is enforced'
   it('has the async flag only when async is enabled', () => {
     const off = buildToolInputs(LIMITS, false);
     expect(Object.keys(off.schemas.runSkillScript.properties ?? {})).not.toContain('async');
-    expect(off.validators.runSkillScript.safeParse({ skill: 's', path: 'p', async: true }).success).toBe(
-      false,
-    );
+    // Without async the key is unknown, so it is dropped: the run is an ordinary one.
+    expect(off.validators.runSkillScript.safeParse({ skill: 's', path: 'p', async: true }).data).toEqual({
+      skill: 's',
+      path: 'p',
+    });
     expect(Object.keys(schemas.runSkillScript.properties ?? {})).toContain('async');
   });
 });

@@ -83,6 +83,26 @@ describe('createRedisSessionStore', () => {
     expect((await one.unlocked('s1')).size).toBe(0);
   });
 
+  it("at the per-principal cap ends the principal's longest-idle session on every replica", async () => {
+    const prefix = freshPrefix();
+    const atTwo: string[] = [];
+    const one = await replica(prefix, { maxPerPrincipal: 2 });
+    const two = await replica(prefix, { maxPerPrincipal: 2, onDeleted: (s) => atTwo.push(s.id) });
+    await one.create(record('p1', 'a'));
+    await one.create(record('p2', 'a'));
+    await one.create(record('q1', 'b'));
+    await one.unlock('p2', 'pdf');
+    // p1 used last: p2 is a's longest idle.
+    await two.get('p1');
+    expect(await two.create(record('p3', 'a'))).toMatchObject({ id: 'p2', principal: 'a', scopeKey: 'p2' });
+    expect(await one.get('p2')).toBeUndefined();
+    expect((await one.unlocked('p2')).size).toBe(0);
+    expect(await one.get('p1')).toBeDefined();
+    expect(await one.get('q1')).toBeDefined();
+    expect(await one.count()).toBe(3);
+    await waitFor(() => atTwo.includes('p2'), { what: 'the eviction announced like a delete' });
+  });
+
   it('tells every replica (the deleting one too) when a session was deleted, and only once', async () => {
     const prefix = freshPrefix();
     const atOne: string[] = [];
@@ -133,14 +153,21 @@ describe('createRedisSessionStore', () => {
     const prefix = freshPrefix();
     const one = await replica(prefix, { maxSessions: 20, maxPerPrincipal: 8 });
     const two = await replica(prefix, { maxSessions: 20, maxPerPrincipal: 8 });
+    const evicted: string[] = [];
     const attempt = (i: number, principal: string): Promise<string> =>
       (i % 2 === 0 ? one : two).create(record(`${principal}-${i}`, principal)).then(
-        () => 'ok',
+        (ended) => {
+          if (ended !== undefined) evicted.push(ended.id);
+          return 'ok';
+        },
         (error: { code?: string }) => error.code ?? 'other',
       );
+    // At its cap a principal's new session ends its longest-idle one: all 30 open, 8 remain.
     const single = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(i, 'greedy')));
-    expect(single.filter((o) => o === 'ok').length).toBe(8);
-    expect(single.filter((o) => o === 'PRINCIPAL_SESSION_LIMIT').length).toBe(22);
+    expect(single.filter((o) => o === 'ok').length).toBe(30);
+    expect(new Set(evicted).size).toBe(22);
+    for (const id of evicted) expect(await one.get(id)).toBeUndefined();
+    expect(await one.count()).toBe(8);
     const many = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i, `p${i % 10}`)));
     expect(many.filter((o) => o === 'ok').length).toBe(12);
     expect(many.filter((o) => o === 'SESSION_LIMIT').length).toBe(28);
@@ -152,7 +179,8 @@ describe('createRedisSessionStore', () => {
     const prefix = freshPrefix();
     const expiredOne: string[] = [];
     const expiredTwo: string[] = [];
-    const options = { ttlMs: 300, maxSessions: 3, maxPerPrincipal: 3 };
+    // The global cap, not the principal's (at which a new session would replace the oldest instead).
+    const options = { ttlMs: 300, maxSessions: 3, maxPerPrincipal: 10 };
     const one = await replica(prefix, { ...options, onExpire: (s) => expiredOne.push(s.id) });
     const two = await replica(prefix, { ...options, onExpire: (s) => expiredTwo.push(s.id) });
     for (const id of ['e1', 'e2', 'e3']) await one.create(record(id));

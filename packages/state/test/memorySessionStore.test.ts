@@ -56,16 +56,35 @@ describe('createMemorySessionStore', () => {
     expect([...(await store.unlocked('principal:agent-a'))]).toEqual(['pdf']);
   });
 
-  it('refuses sessions past the global and the per-principal caps', async () => {
+  it('refuses sessions past the global cap', async () => {
     const store = createMemorySessionStore({ ...options, maxSessions: 3, maxPerPrincipal: 2 });
     await store.create(record('a1', 'a'));
     await store.create(record('a2', 'a'));
-    await expect(store.create(record('a3', 'a'))).rejects.toMatchObject({ code: 'PRINCIPAL_SESSION_LIMIT' });
     await store.create(record('b1', 'b'));
     await expect(store.create(record('c1', 'c'))).rejects.toMatchObject({ code: 'SESSION_LIMIT' });
-    await store.delete('a1');
-    await store.create(record('a3', 'a'));
+    // A principal at its own cap replaces its longest-idle session even in a full store: the total stays.
+    expect((await store.create(record('a3', 'a')))?.id).toBe('a1');
+    await store.delete('a2');
+    await store.create(record('c1', 'c'));
     expect(await store.count()).toBe(3);
+  });
+
+  it("at the per-principal cap ends that principal's longest-idle session and returns it", async () => {
+    const store = createMemorySessionStore({ ...options, maxSessions: 10, maxPerPrincipal: 2 });
+    await store.create(record('a1', 'a'));
+    await store.create(record('b1', 'b'));
+    await store.create(record('a2', 'a'));
+    await store.unlock('a2', 'pdf');
+    // a1 was used last, so a2 is the longest idle of principal a.
+    await store.get('a1');
+    expect((await store.create(record('a3', 'a')))?.id).toBe('a2');
+    expect(await store.get('a2')).toBeUndefined();
+    expect((await store.unlocked('a2')).size).toBe(0);
+    expect(await store.get('a1')).toBeDefined();
+    expect(await store.get('b1')).toBeDefined();
+    expect(await store.count()).toBe(3);
+    // Below the cap nothing is ended.
+    expect(await store.create(record('b2', 'b'))).toBeUndefined();
   });
 
   it('expires idle sessions, calls onExpire once, and frees the principal slot', async () => {

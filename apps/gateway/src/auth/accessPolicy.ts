@@ -36,7 +36,9 @@ export interface AccessPolicyOptions {
 export interface AccessPolicy {
   /** Resolves the Authorization header to a principal, or throws UNAUTHORIZED; without tokens it is ignored. */
   authenticate(authorization: string | undefined): Principal;
-  /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog. */
+  /** The principal of a configured static token, or undefined; compared in constant time. */
+  matchToken(token: string): Principal | undefined;
+  /** The skill names the principal may use in this catalog; undefined means all. Cached per catalog and view. */
   allowedSkills(principal: Principal, catalog: Catalog): ReadonlySet<string> | undefined;
 }
 
@@ -55,11 +57,20 @@ export function tokenPrincipal(name: string, skills: readonly string[]): Princip
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 
+/**
+ * The key of what a principal may see: its skill globs. Views (allowed sets, rendered lists, Skills
+ * extension views) are cached by it, not by id, so OAuth principals — as many as an IdP has subjects —
+ * share one cached view per grant set and the caches stay bounded.
+ */
+export function viewKeyOf(principal: Principal): string {
+  return principal.skills.join('\n');
+}
+
 /** Builds the access policy from the resolved tokens (README, "Authentication"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const anonymous = anonymousPrincipal(options.anonymousSkills);
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;
-  // One Set per (principal, catalog), so that the catalog's per-Set caches hit on every request.
+  // One Set per (view, catalog), so that the catalog's per-Set caches hit on every request.
   const allowedCache = new WeakMap<Catalog, Map<string, ReadonlySet<string> | undefined>>();
   const matchers = new Map<string, (name: string) => boolean>();
   let ignoredReported = false;
@@ -72,6 +83,17 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
       matchers.set(key, matcher);
     }
     return matcher;
+  };
+
+  const matchToken = (presentedToken: string): Principal | undefined => {
+    if (options.tokens.length === 0) return undefined;
+    const presented = createHash('sha256').update(presentedToken).digest();
+    let found: TokenEntry | undefined;
+    // Compare against every token so the time taken does not tell which one (or whether any) matched.
+    for (const token of options.tokens) {
+      if (timingSafeEqual(presented, token.sha256) && found === undefined) found = token;
+    }
+    return found === undefined ? undefined : tokenPrincipal(found.name, found.skills);
   };
 
   return {
@@ -94,17 +116,14 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
       if (match?.[1] === undefined) {
         throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
       }
-      const presented = createHash('sha256').update(match[1]).digest();
-      let found: TokenEntry | undefined;
-      // Compare against every token so the time taken does not tell which one (or whether any) matched.
-      for (const token of options.tokens) {
-        if (timingSafeEqual(presented, token.sha256) && found === undefined) found = token;
-      }
+      const found = matchToken(match[1]);
       if (found === undefined) {
         throw new GatewayError('UNAUTHORIZED', 'invalid bearer token', { headers: UNAUTHORIZED_HEADERS });
       }
-      return tokenPrincipal(found.name, found.skills);
+      return found;
     },
+
+    matchToken,
 
     allowedSkills(principal, catalog) {
       let perCatalog = allowedCache.get(catalog);
@@ -112,13 +131,14 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
         perCatalog = new Map();
         allowedCache.set(catalog, perCatalog);
       }
-      if (perCatalog.has(principal.id)) return perCatalog.get(principal.id);
+      const key = viewKeyOf(principal);
+      if (perCatalog.has(key)) return perCatalog.get(key);
       let allowed: ReadonlySet<string> | undefined;
       if (!principal.skills.includes('*')) {
         const matches = matcherFor(principal);
         allowed = new Set([...catalog.skills.keys()].filter((name) => matches(name)));
       }
-      perCatalog.set(principal.id, allowed);
+      perCatalog.set(key, allowed);
       return allowed;
     },
   };

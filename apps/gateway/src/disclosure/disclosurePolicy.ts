@@ -3,6 +3,7 @@ import {
   type Catalog,
   type CatalogSkill,
   type Disclosure,
+  HOST_NAMES_NOTE,
   renderSummary,
   type ToolDefinition,
   type ToolTarget,
@@ -46,7 +47,7 @@ export interface UnlockEffect {
 export interface DisclosurePolicyOptions {
   readonly access: AccessPolicy;
   readonly store: SessionStore;
-  /** Characters the skill summary in the instructions may take (`skills.max_instructions_chars`). */
+  /** Characters the whole initialize instructions may take (`skills.max_instructions_chars`). */
   readonly maxInstructionsChars: number;
 }
 
@@ -79,7 +80,7 @@ export interface DisclosurePolicy {
 
 const HOW: Readonly<Record<Disclosure, string>> = {
   namespaced:
-    "Each skill starts as one skill_<name>_get_info tool. Calling it returns the skill's instructions and unlocks its run/read tools for this session.",
+    "Each skill starts as one tool, skill_<name>_get_info: call it to read the skill's instructions; that unlocks its run/read tools for this session.",
   eager:
     "Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill's instructions before using its tools.",
   universal:
@@ -162,17 +163,20 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       const entries = [...catalog.skills.values()].filter(
         (e) => allowed === undefined || allowed.has(e.skill.name),
       );
-      const summary = renderSummary(entries, 'xml', {
-        tools: audience.disclosure !== 'universal',
-        maxChars: options.maxInstructionsChars,
-      });
+      // Hosts keep only the first ~2 KB (docs/clients.md): how to use the gateway comes first, then the summary
+      // in what is left (every name, then descriptions as they fit).
       // Where tools of other MCP servers go through the dispatcher, say so once (docs/upstreams.md).
       const dispatched =
         (audience.disclosure === 'catalog' || audience.disclosure === 'universal') &&
         entries.some((e) => e.usesUpstreams)
           ? ` Tools of other MCP servers that a skill uses are called with ${CALL_SKILL_TOOL}, exactly as its instructions print.`
           : '';
-      const text = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}${dispatched}\n\n${summary}`;
+      const how = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}${dispatched}\n${HOST_NAMES_NOTE}\n\n`;
+      const summary = renderSummary(entries, 'xml', {
+        tools: audience.disclosure !== 'universal',
+        maxChars: Math.max(0, options.maxInstructionsChars - how.length),
+      });
+      const text = `${how}${summary}`;
       perCatalog.set(key, text);
       return text;
     },

@@ -6,6 +6,7 @@ export type GatewayErrorCode =
   | 'SESSION_NOT_FOUND'
   | 'SESSION_LIMIT'
   | 'UNAUTHORIZED'
+  | 'INSUFFICIENT_SCOPE'
   | 'FORBIDDEN_ORIGIN'
   | 'FORBIDDEN_HOST'
   | 'RATE_LIMITED'
@@ -34,6 +35,7 @@ const MAPPINGS: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   SESSION_NOT_FOUND: { status: 404, rpcCode: -32001 },
   SESSION_LIMIT: { status: 503, rpcCode: -32000 },
   UNAUTHORIZED: { status: 401, rpcCode: -32000 },
+  INSUFFICIENT_SCOPE: { status: 403, rpcCode: -32000 },
   FORBIDDEN_ORIGIN: { status: 403, rpcCode: -32000 },
   FORBIDDEN_HOST: { status: 403, rpcCode: -32000 },
   RATE_LIMITED: { status: 429, rpcCode: -32000 },

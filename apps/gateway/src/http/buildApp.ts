@@ -13,6 +13,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import { createListenStreams } from '../modern/listenStreams.js';
@@ -20,9 +21,9 @@ import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
 import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
-import { exceedsJsonBounds } from './exceedsJsonBounds.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
+import { scanJsonShape } from './scanJsonShape.js';
 import { serverTimeouts } from './serverTimeouts.js';
 
 declare module 'fastify' {
@@ -41,6 +42,8 @@ export interface AppDeps {
   readonly originPolicy: OriginPolicy;
   /** Per-principal budgets (shared by every replica with the Redis backend). */
   readonly rateLimiter: RateLimiter;
+  /** Who a request comes from: static tokens and OAuth access tokens (docs/auth.md). */
+  readonly bearerAuth: BearerAuth;
   /** True once the catalog is loaded and until shutdown starts. */
   readonly isReady: () => boolean;
   /** True once shutdown has started: new MCP requests get 503. */
@@ -196,29 +199,28 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
+    // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
+    const shape = scanJsonShape(text, jsonBounds);
+    if (shape.exceeded !== undefined) {
+      // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
+      const id = shape.id;
       return done(
+        shape.method !== undefined && id !== undefined && (typeof id === 'string' || Number.isInteger(id))
+          ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${shape.exceeded}`, {
+              requestId: id,
+            })
+          : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${shape.exceeded}`),
+        undefined,
+      );
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(
         new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
         undefined,
       );
     }
-    // Width and depth are bounded here, before any SDK code validates the message (docs/limits.md).
-    const exceeded = exceedsJsonBounds(parsed, jsonBounds);
-    if (exceeded === undefined) return done(null, parsed);
-    const id = Array.isArray(parsed) ? null : requestIdOf(parsed);
-    const method = Array.isArray(parsed) ? undefined : (parsed as { method?: unknown } | null)?.method;
-    // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
-    done(
-      typeof method === 'string' && id !== null
-        ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${exceeded}`, {
-            requestId: id,
-          })
-        : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${exceeded}`),
-      undefined,
-    );
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -236,9 +238,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
+    const catalog = runtime.catalogs.current;
+    // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
+    // is never silent.
+    const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
     return {
       status: 'ready',
-      skills: runtime.catalogs.current.skills.size,
+      skills: catalog.skills.size,
+      ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
       sandbox: runtime.runner.isolation ?? null,
       upstreams: deps.upstreams?.() ?? [],
     };
@@ -254,6 +261,35 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   const path = config.server.path;
+  // Protected Resource Metadata (RFC 9728): path-aware, and at the root for clients that look there.
+  if (deps.bearerAuth.oauthEnabled) {
+    const metadataHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const document = deps.bearerAuth.metadata(`${request.protocol}://${request.host}`);
+      return reply
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Cache-Control', 'max-age=3600')
+        .send(document);
+    };
+    const metadataPaths = [
+      ...new Set([
+        `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`,
+        '/.well-known/oauth-protected-resource',
+      ]),
+    ];
+    for (const url of metadataPaths) {
+      app.get(url, metadataHandler);
+      app.options(url, async (_request, reply) =>
+        reply
+          .code(204)
+          .headers({
+            'Access-Control-Allow-Origin': '*',
+            'Access-Control-Allow-Methods': 'GET, OPTIONS',
+            'Access-Control-Allow-Headers': 'MCP-Protocol-Version',
+          })
+          .send(),
+      );
+    }
+  }
   const chargeRateLimit = async (principal: Principal): Promise<void> => {
     const retryAfter = await deps.rateLimiter.take(principal.id);
     if (retryAfter > 0) {
@@ -273,7 +309,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (origin !== undefined)
       void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
     if (request.method === 'OPTIONS') return;
-    const principal = runtime.policy.authenticate(request.headers.authorization);
+    const principal = await deps.bearerAuth.authenticate({
+      authorization: request.headers.authorization,
+      url: request.url,
+      origin: `${request.protocol}://${request.host}`,
+    });
     request.principal = principal;
     // Every later log line of this request (including "request completed") names the principal.
     if (request.log.level !== 'silent') {

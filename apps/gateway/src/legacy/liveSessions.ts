@@ -171,14 +171,29 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.id}` : id,
         createdAt: Date.now(),
       };
+      let evicted: SessionRecord | undefined;
       try {
-        await runtime.store.create(record);
+        evicted = await runtime.store.create(record);
       } catch (error) {
         if (error instanceof SessionError) {
-          const code = error.code === 'PRINCIPAL_SESSION_LIMIT' ? 'RATE_LIMITED' : 'SESSION_LIMIT';
-          throw new GatewayError(code, error.message, { cause: error, headers: { 'Retry-After': '30' } });
+          throw new GatewayError('SESSION_LIMIT', error.message, {
+            cause: error,
+            headers: { 'Retry-After': '30' },
+          });
         }
         throw error;
+      }
+      if (evicted !== undefined) {
+        // At sessions.max_per_principal the principal's longest-idle session made room (clients that open a
+        // session per command and never DELETE it would otherwise lock their principal out). Its copy here
+        // closes like a deleted one; with Redis, every replica closes its copy on the store's notice.
+        await closeCopy(evicted.id, 'deleted');
+        if (evicted.scopeKey === evicted.id) runtime.jobs.dropOwner(evicted.id);
+        runtime.metrics.inc('skillgate_sessions_evicted_total');
+        runtime.log.info(
+          { session: evicted.id, principal: principal.name, client: evicted.client, for_session: id },
+          "session closed: its principal reached sessions.max_per_principal and it was the principal's longest idle",
+        );
       }
       const session = await build(record, principal);
       live.set(id, session);

@@ -3,6 +3,7 @@ import type { Audience } from '../disclosure/disclosurePolicy.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
 import { registerToolHandlers } from '../tools/toolHandlers.js';
+import { createRelistWatch } from './relistWatch.js';
 
 /** Name and version the gateway announces (initialize, server/discover). */
 export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
@@ -18,7 +19,20 @@ export function createSessionServer(runtime: GatewayRuntime, audience: Audience)
     instructions: runtime.disclosure.instructions(runtime.catalogs.current, audience),
   });
   mcp.server.registerCapabilities({ tools: { listChanged: true } });
-  registerToolHandlers(mcp.server, runtime, audience);
+  const relist = createRelistWatch({
+    waitMs: runtime.config.sessions.relist_wait_ms,
+    graceMs: runtime.config.sessions.relist_grace_ms,
+    onOutcome: (outcome, heldMs) => {
+      runtime.metrics.inc('skillgate_get_info_holds_total', { outcome });
+      if (outcome === 'timeout' && relist.relists === false) {
+        runtime.log.info(
+          { session: audience.sessionId, held_ms: heldMs },
+          'session did not re-list after list_changed: its get_info results are no longer held',
+        );
+      }
+    },
+  });
+  registerToolHandlers(mcp.server, runtime, audience, { relist });
   skillsServiceOf(runtime).attach(mcp, audience.principal);
   return mcp.server;
 }

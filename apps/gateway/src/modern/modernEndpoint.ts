@@ -7,7 +7,7 @@ import {
   McpServer,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import type { Principal } from '../auth/accessPolicy.js';
+import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { SERVER_INFO } from '../legacy/sessionServer.js';
 import type { GatewayRuntime } from '../runtime.js';
@@ -108,7 +108,7 @@ export function createModernEndpoint(
   });
   const listResults = new WeakMap<object, Map<string, string>>();
   const skillsResults = new WeakMap<object, Map<string, string>>();
-  /** A JSON answer rendered once per (catalog, key) in `cache`; keys start with the principal's name. */
+  /** A JSON answer rendered once per (catalog, key) in `cache`; keys start with the principal's view key. */
   const renderedOnce = (
     cache: WeakMap<object, Map<string, string>>,
     key: string,
@@ -141,7 +141,7 @@ export function createModernEndpoint(
       await serve(req, res, body);
     },
     listResult(principal) {
-      return renderedOnce(listResults, principal.id, () => {
+      return renderedOnce(listResults, viewKeyOf(principal), () => {
         const catalog = runtime.catalogs.current;
         // The modern list never depends on unlocks, so the view needs no store access.
         const allowed = runtime.policy.allowedSkills(principal, catalog);
@@ -163,7 +163,7 @@ export function createModernEndpoint(
       const entries = skills.view(principal).entries;
       const start = pageStartOf(entries, cursor);
       if (start === undefined) return undefined;
-      return renderedOnce(skillsResults, `${principal.id}\0${start}`, () => {
+      return renderedOnce(skillsResults, `${viewKeyOf(principal)}\0${start}`, () => {
         const page = skillsPage(entries, cursor);
         return JSON.stringify({
           skills: page.skills,

@@ -28,6 +28,8 @@ export type CounterName =
   | 'skillgate_sessions_created_total'
   | 'skillgate_sessions_restored_total'
   | 'skillgate_catalog_reloads_total'
+  | 'skillgate_get_info_holds_total'
+  | 'skillgate_sessions_evicted_total'
   | 'skillgate_upstream_calls_total';
 
 /** Every gauge the gateway exports. */
@@ -69,6 +71,10 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
   skillgate_sessions_restored_total:
     'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
+  skillgate_get_info_holds_total:
+    'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
+  skillgate_sessions_evicted_total:
+    "Longest-idle sessions closed to admit a principal's new one at sessions.max_per_principal.",
   skillgate_sessions_open: 'MCP sessions open now.',
   skillgate_scripts_running: 'Scripts running now.',
   skillgate_scripts_queued: 'Script runs waiting for a slot.',

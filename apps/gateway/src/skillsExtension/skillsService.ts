@@ -7,6 +7,9 @@ import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';
 import { type SkillsView, skillsViewOf } from './skillsView.js';
 
+/** Skills extensions kept at once (one per principal and cache scope). */
+const MAX_EXTENSIONS = 1024;
+
 /** Serves skills as MCP primitives: the Skills extension and, with `skills.prompts`, one prompt per skill. */
 export interface SkillsService {
   /**
@@ -89,6 +92,11 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
         cacheHint: { ttlMs: config.tools.list_ttl_ms, cacheScope },
         onWarning: (warning) => log.warn({ warning }, `skills extension: ${warning.message}`),
       });
+      // Bounded: OAuth brings as many principals as the IdP has subjects; an evicted one is rebuilt.
+      if (extensions.size >= MAX_EXTENSIONS) {
+        const oldest = extensions.keys().next();
+        if (oldest.done !== true) extensions.delete(oldest.value);
+      }
       extensions.set(key, extension);
     }
     return extension;

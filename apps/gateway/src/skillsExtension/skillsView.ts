@@ -1,7 +1,7 @@
 import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
-import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
+import { type AccessPolicy, type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
 export interface SkillsView {
@@ -34,7 +34,7 @@ export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: 
     perCatalog = new Map();
     views.set(catalog, perCatalog);
   }
-  const cached = perCatalog.get(principal.id);
+  const cached = perCatalog.get(viewKeyOf(principal));
   if (cached !== undefined) return cached;
   const allowed = policy.allowedSkills(principal, catalog);
   const mayUse = (skill: string) =>
@@ -62,6 +62,6 @@ export function skillsViewOf(policy: AccessPolicy, catalog: Catalog, principal: 
     promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
     mayUse,
   });
-  perCatalog.set(principal.id, view);
+  perCatalog.set(viewKeyOf(principal), view);
   return view;
 }

@@ -3,12 +3,20 @@ import type { RunProgress } from '@skillgate/runner';
 import { StateError } from '@skillgate/state';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
+import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
 import { callTool } from './toolCalls.js';
 
 /** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
 export type ListExtras = (audience: Audience) => Record<string, unknown>;
+
+/** Options of registerToolHandlers. */
+export interface ToolHandlerOptions {
+  readonly listExtras?: ListExtras;
+  /** A 2025-era session's watch: holds a get_info result that unlocked tools until the session re-lists. */
+  readonly relist?: RelistWatch;
+}
 
 /**
  * Registers tools/list and tools/call on a server for one audience, the same way for both eras: the list
@@ -18,10 +26,13 @@ export function registerToolHandlers(
   server: Server,
   runtime: GatewayRuntime,
   audience: Audience,
-  listExtras: ListExtras = () => ({}),
+  options: ToolHandlerOptions = {},
 ): void {
+  const { listExtras = () => ({}), relist } = options;
   server.setRequestHandler('tools/list', async () => {
+    const generation = relist?.generation() ?? 0;
     const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
+    relist?.listed(generation);
     // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
     return { tools: tools as Tool[], ...listExtras(audience) };
   });
@@ -34,6 +45,7 @@ export function registerToolHandlers(
     // Labelled by what the name resolves to, also when the call fails before it runs.
     let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
+    let heldUntilRelisted: (() => Promise<void>) | undefined;
     let upstream: Record<string, string> = {};
     // Progress notifications still being written: the result waits for them, so none arrives after it
     // (a client drops progress of a request it already has the answer to).
@@ -50,6 +62,8 @@ export function registerToolHandlers(
       const done = await callTool(runtime, audience, name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
         notifyToolsChanged: async () => {
+          // Armed before the notification goes out: the client's tools/list may come back at once.
+          heldUntilRelisted = relist?.expect();
           await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
           // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
           if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
@@ -103,6 +117,8 @@ export function registerToolHandlers(
         const { reason, ...labels } = done.upstream;
         upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
       }
+      // The result waits (bounded) for the re-list it caused, so the host's next model turn has the tools.
+      if (heldUntilRelisted !== undefined) await heldUntilRelisted();
       return done.result;
     } catch (error) {
       if (error instanceof GatewayError) {

@@ -66,6 +66,8 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     ...input,
     server: { host: '127.0.0.1', ...(input.server as object) },
     skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
+    // As in startTestGateway: the test clients do not re-list, so holding get_info results only slows tests.
+    sessions: { relist_wait_ms: 0, ...(input.sessions as object) },
     state: { backend: 'redis', key_prefix: keyPrefix },
   };
   const replicas: Replica[] = [];

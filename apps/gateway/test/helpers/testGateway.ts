@@ -36,6 +36,9 @@ export async function startTestGateway(
     ...input,
     server: { ...(transport === undefined ? {} : { transport }), ...(input.server as object) },
     skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
+    // The test client does not re-list on list_changed: holding each get_info result for it would only slow
+    // the suite. Tests of the hold (hosts.test.ts) set it.
+    sessions: { relist_wait_ms: 0, ...(input.sessions as object) },
   };
   const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
   // With logLines the gateway's own (redacting) logger writes into that array at the configured level

@@ -45,22 +45,37 @@ const xmlList = (lines: readonly string[]): string =>
   ['<available_skills>', ...lines, '</available_skills>'].join('\n');
 
 /**
- * The xml summary within `maxChars`: whole if it fits; else names without descriptions; else as many names
- * as fit. A note says what was left out and where the model finds it, so a large catalog costs every
- * initialize a bounded number of tokens without hiding that more skills exist.
+ * The xml summary within `maxChars`, most useful first: whole if it fits; else every skill's name, with
+ * descriptions in catalog order as long as they fit; else as many names as fit. A note says what was left out
+ * and where the model finds it, so a large catalog costs every initialize a bounded number of tokens without
+ * hiding that more skills exist (hosts keep only the first ~2 KB of the instructions: docs/clients.md).
  */
 function fitXml(list: readonly CatalogSkill[], tools: boolean, maxChars: number): string {
   const full = xmlList(list.map((e) => xmlEntry(e, tools, true)));
   if (full.length <= maxChars) return full;
   const where = tools ? "each skill's get_info tool in tools/list" : "load_skill's description";
   const names = list.map((e) => xmlEntry(e, tools, false));
-  const shortNote = `<note>Descriptions left out to fit the instructions budget; ${where} has them.</note>`;
-  const short = xmlList([...names, shortNote]);
-  if (short.length <= maxChars) return short;
+  const shortNote = (left: number) =>
+    `<note>${left} descriptions left out to fit the instructions budget; ${where} has them.</note>`;
+  // The longest note is charged up front; then each description that still fits goes in, in catalog order.
+  let used = xmlList([...names, shortNote(list.length)]).length;
+  if (used <= maxChars) {
+    const entries = [...names];
+    let left = list.length;
+    list.forEach((e, i) => {
+      const described = xmlEntry(e, tools, true);
+      const extra = described.length - (names[i]?.length ?? 0);
+      if (used + extra > maxChars) return;
+      entries[i] = described;
+      used += extra;
+      left--;
+    });
+    return xmlList([...entries, shortNote(left)]);
+  }
   const cutNote = (left: number) =>
     `<note>${left} more skills and every description left out to fit the instructions budget; ${where} has them.</note>`;
   // Fixed cost: the wrapper and the longest possible note; then names in order while they fit.
-  let used = xmlList([cutNote(list.length)]).length;
+  used = xmlList([cutNote(list.length)]).length;
   let kept = 0;
   while (kept < names.length && used + (names[kept]?.length ?? 0) + 1 <= maxChars) {
     used += (names[kept]?.length ?? 0) + 1;

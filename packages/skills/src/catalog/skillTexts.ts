@@ -15,6 +15,13 @@ export interface ListedTool {
   readonly path: string;
 }
 
+/**
+ * Hosts rename tools before the model sees them (`mcp__skillgate__…`, `mcp_skillgate_…`, `skillgate_…`,
+ * `-` turned into `_`), so a literal name sends the model to a tool it cannot find (docs/clients.md).
+ */
+export const HOST_NAMES_NOTE =
+  'Your host may show tool names with a prefix (such as mcp__skillgate__ or skillgate_) and with _ for -: use the tool whose name ends like the one given here.';
+
 /** What a skill exposes of upstream MCP servers, for its texts. */
 export interface UpstreamPart {
   readonly calls: readonly CallTool[];
@@ -56,7 +63,11 @@ function namedCallsSection(skill: Skill, part: UpstreamPart): string | undefined
     (c) =>
       `- ${c.definition.name}: tool "${c.tool}" of upstream "${c.upstream}": ${oneLine(c.definition.description)}; input ${JSON.stringify(c.definition.inputSchema)}`,
   );
-  return [`## Upstream tools of skill "${skill.name}" (call by exact name)`, ...state, ...lines].join('\n');
+  return [
+    `## Upstream tools of skill "${skill.name}" (your host may show these names with a prefix)`,
+    ...state,
+    ...lines,
+  ].join('\n');
 }
 
 /** The call tools section of a catalog/universal text: the exact call_skill_tool call of each tool. */
@@ -111,7 +122,7 @@ export function getInfoText(
   }
   return compose(
     skill,
-    `## Tools of skill "${skill.name}" (call by exact name)\n${lines.join('\n')}`,
+    `## Tools of skill "${skill.name}"\n${HOST_NAMES_NOTE}\n${lines.join('\n')}`,
     calls,
     part,
   );
@@ -151,7 +162,7 @@ export function catalogInfoText(
   }
   return compose(
     skill,
-    `## Files of skill "${skill.name}" (call exactly as shown)\n${lines.join('\n')}`,
+    `## Files of skill "${skill.name}" (call with exactly these arguments)\n${HOST_NAMES_NOTE}\n${lines.join('\n')}`,
     calls,
     part,
   );

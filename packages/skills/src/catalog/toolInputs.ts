@@ -50,19 +50,20 @@ function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
   const jobId = name;
   const runFields = { args: argv.optional(), stdin: stdin.optional(), timeout: timeout.optional() };
   const background = z.boolean().describe('start in the background and return a job_id');
+  // Unknown keys are accepted and dropped, never refused: hosts add their own (Gemini CLI forwards a
+  // `wait_for_previous` flag to every tool). The known keys keep every cap (docs/decisions.md).
   return {
-    // get_info and read tools take nothing; extra keys are ignored rather than refused.
     none: z.object({}),
-    run: z.strictObject({ ...runFields, tail: tail.optional() }),
-    runAsync: z.strictObject(runFields),
-    jobStatus: z.strictObject({ job_id: jobId, tail: tail.optional() }),
-    jobCancel: z.strictObject({ job_id: jobId }),
-    loadSkill: z.strictObject({ name: skill }),
-    listSkillFiles: z.strictObject({ skill }),
-    readSkillFile: z.strictObject({ skill, path }),
+    run: z.object({ ...runFields, tail: tail.optional() }),
+    runAsync: z.object(runFields),
+    jobStatus: z.object({ job_id: jobId, tail: tail.optional() }),
+    jobCancel: z.object({ job_id: jobId }),
+    loadSkill: z.object({ name: skill }),
+    listSkillFiles: z.object({ skill }),
+    readSkillFile: z.object({ skill, path }),
     // Upstream tools validate their own arguments: the gateway only checks that they are an object.
     callArguments: z.record(z.string(), z.unknown()),
-    callSkillTool: z.strictObject({
+    callSkillTool: z.object({
       skill,
       tool: name.describe("the upstream tool's name exactly as the skill's instructions print it"),
       arguments: z
@@ -70,7 +71,7 @@ function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
         .optional()
         .describe("the tool's arguments, as its input schema in the skill's instructions says"),
     }),
-    runSkillScript: z.strictObject({
+    runSkillScript: z.object({
       skill,
       path,
       ...runFields,

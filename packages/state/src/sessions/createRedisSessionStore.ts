@@ -33,19 +33,39 @@ for _, id in ipairs(expired) do
 end`;
 
 // KEYS: index, principal index, session key; ARGV: prefix, id, record, ttl, max sessions, max per principal.
+// At the principal's cap its longest-idle session (lowest expiry in the principal index) is ended as DELETE
+// would end it, and returned: {0, expired, evicted id, evicted record}; that replaces a session, so only
+// otherwise does the global cap apply.
 // The shebang (Redis 7) makes Redis refuse the whole script with OOM when it is at its maxmemory: a script
 // without one is only refused at its first write, and the expiry sweep below writes before the record does.
 const CREATE = redisScript(`#!lua
 ${NOW}${EXPIRE}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then return {1, expired} end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then return {2, expired} end
+local evicted = false
+local evictedRecord = false
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)
+  evicted = oldest[1]
+  local sk = ARGV[1] .. 'session:' .. evicted
+  evictedRecord = redis.call('GET', sk)
+  redis.call('DEL', sk)
+  redis.call('ZREM', KEYS[1], evicted)
+  redis.call('ZREM', KEYS[2], evicted)
+  if evictedRecord then
+    local ok, rec = pcall(cjson.decode, evictedRecord)
+    if ok and type(rec) == 'table' and rec.scopeKey == evicted then
+      redis.call('DEL', ARGV[1] .. 'unlocks:' .. evicted)
+    end
+  end
+elseif redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then
+  return {1, expired}
+end
 local exp = now + tonumber(ARGV[4])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 redis.call('ZADD', KEYS[1], exp, ARGV[2])
 redis.call('ZADD', KEYS[2], exp, ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return {0, expired}`);
+return {0, expired, evicted, evictedRecord}`);
 
 // KEYS: session key, index; ARGV: prefix, id, ttl. Returns the record and restarts its idle time.
 const TOUCH = redisScript(`${NOW}
@@ -173,17 +193,17 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
         [index, principalKey(record.principal), sessionKey(record.id)],
         [prefix, record.id, JSON.stringify(record), ttl, options.maxSessions, options.maxPerPrincipal],
       );
-      const [outcome, expired] = Array.isArray(result) ? result : [];
+      const [outcome, expired, evictedId, evictedJson] = Array.isArray(result) ? result : [];
       announce(expired);
       if (outcome === 1) {
         throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
       }
-      if (outcome === 2) {
-        throw new SessionError(
-          'PRINCIPAL_SESSION_LIMIT',
-          `principal "${record.principal}" already holds ${options.maxPerPrincipal} sessions`,
-        );
-      }
+      if (typeof evictedId !== 'string') return undefined;
+      // Every replica closes its copy of the evicted session, as after a DELETE.
+      connection.publish(DELETED_CHANNEL, evictedId).catch(() => {
+        // Redis went away: other replicas close their copies when a request misses it.
+      });
+      return typeof evictedJson === 'string' ? parseSessionRecord(evictedJson) : undefined;
     },
     async get(id): Promise<SessionRecord | undefined> {
       ensureOpen();

@@ -35,19 +35,27 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
     async create(record) {
       if (closed) throw new SessionError('SESSION_LIMIT', 'session store is closed');
       sessions.sweep();
-      if (sessions.size >= options.maxSessions) {
-        throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
-      }
+      let evicted: SessionRecord | undefined;
       if ((perPrincipal.get(record.principal) ?? 0) >= options.maxPerPrincipal) {
-        throw new SessionError(
-          'PRINCIPAL_SESSION_LIMIT',
-          `principal "${record.principal}" already holds ${options.maxPerPrincipal} sessions`,
-        );
+        // Clients that never DELETE their sessions would lock their principal out: the principal's
+        // longest-idle session makes room. The map is in order of last use, so the first match is it.
+        for (const [id, held] of sessions.entries()) {
+          if (held.principal !== record.principal) continue;
+          sessions.delete(id);
+          release(held);
+          evicted = held;
+          break;
+        }
+      }
+      // A principal replacing its own session adds nothing, so only a new one counts against the total.
+      if (evicted === undefined && sessions.size >= options.maxSessions) {
+        throw new SessionError('SESSION_LIMIT', `the gateway already holds ${options.maxSessions} sessions`);
       }
       const previous = sessions.peek(record.id);
       if (previous !== undefined) release(previous);
       perPrincipal.set(record.principal, (perPrincipal.get(record.principal) ?? 0) + 1);
       sessions.set(record.id, record);
+      return evicted;
     },
     async get(id) {
       return sessions.get(id);

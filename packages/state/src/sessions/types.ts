@@ -1,7 +1,7 @@
 import type { Disclosure } from '@skillgate/skills';
 
 /** Stable codes of session store failures. */
-export type SessionErrorCode = 'SESSION_LIMIT' | 'PRINCIPAL_SESSION_LIMIT';
+export type SessionErrorCode = 'SESSION_LIMIT';
 
 /** Client identity from the initialize request. */
 export interface ClientInfo {
@@ -44,8 +44,11 @@ export interface MemorySessionStoreOptions {
  * the in-memory one without touching the gateway.
  */
 export interface SessionStore {
-  /** Adds a session; rejects with SESSION_LIMIT / PRINCIPAL_SESSION_LIMIT when full. */
-  create(record: SessionRecord): Promise<void>;
+  /**
+   * Adds a session; rejects with SESSION_LIMIT when the store is full. At the principal's cap it ends that
+   * principal's longest-idle session instead (as delete() would) and returns it, for the caller to close.
+   */
+  create(record: SessionRecord): Promise<SessionRecord | undefined>;
   /** Returns the session and refreshes its idle timer; undefined when unknown or expired. */
   get(id: string): Promise<SessionRecord | undefined>;
   /** get() plus the skills unlocked under the session's scope key, refreshing both idle timers, in one step. */

@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import type { AuthInfo, OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import { errors, type JWSAlgorithm, type JWTPayload, jwtVerify } from 'jose';
+import { GatewayError } from '../errors/gatewayError.js';
+import type { Principal } from './accessPolicy.js';
+import { discoverIssuer, type IssuerMetadata } from './discoverIssuer.js';
+import { introspectToken } from './introspectToken.js';
+import { createJwksKeys } from './jwksKeys.js';
+import { type OAuthGrant, skillsFromGrants } from './oauthGrants.js';
+
+/** Options of createOAuthVerifier (from auth.oauth, secrets already read from the environment). */
+export interface OAuthVerifierOptions {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly jwksUri: string | undefined;
+  readonly principalClaim: string;
+  readonly grants: readonly OAuthGrant[];
+  readonly introspection?: {
+    readonly endpoint: string;
+    readonly clientId: string;
+    readonly clientSecret: string;
+  };
+  /** Verified tokens remembered until they expire; past this many the oldest is forgotten. */
+  readonly maxCachedTokens?: number;
+  /** Least time between two key-set fetches caused by an unknown key id (default 30 s). */
+  readonly refetchIntervalMs?: number;
+  /** Deadline of each request to the authorization server (default 5 s). */
+  readonly fetchTimeoutMs?: number;
+  /** Called when metadata or keys could not be fetched (the cached keys keep serving). */
+  readonly onFetchFailed?: (error: unknown) => void;
+  readonly now?: () => number;
+}
+
+/** A token the verifier accepted: who it names and what it may do. */
+export interface VerifiedToken {
+  readonly principal: Principal;
+  readonly scopes: readonly string[];
+  readonly clientId: string;
+  /** Seconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+/** Verifies access tokens of one issuer for one audience (docs/auth.md). */
+export interface OAuthVerifier extends OAuthTokenVerifier {
+  /** The token's principal and scopes, or throws UNAUTHORIZED with a short reason (never the token). */
+  verify(token: string): Promise<VerifiedToken>;
+  /** Fetches metadata and keys now, so the first request does not wait for them. */
+  warmUp(): Promise<void>;
+}
+
+/** Clock skew allowed on exp and nbf, in seconds. */
+const CLOCK_SKEW_SECONDS = 60;
+
+// Asymmetric signatures only: an HMAC "key" would be the public key's bytes, and `none` is no signature.
+const ALGORITHMS: JWSAlgorithm[] = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
+
+// Opaque tokens cannot say when they end unless introspection does: remembered this long at most.
+const OPAQUE_CACHE_SECONDS = 60;
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+const reject = (reason: string, cause?: unknown): GatewayError =>
+  new GatewayError('UNAUTHORIZED', reason, cause === undefined ? undefined : { cause });
+
+// What a jose failure means to the client: short, fixed texts (they end up in error_description).
+function reasonOf(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'token expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'token not issued for this resource';
+    if (error.claim === 'iss') return 'token from another issuer';
+    if (error.claim === 'nbf') return 'token not yet valid';
+    return `token claim ${error.claim} invalid`;
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) return 'token signed by an unknown key';
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'token algorithm not allowed';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'token signature invalid';
+  return 'malformed token';
+}
+
+const scopesOf = (claims: Readonly<Record<string, unknown>>): readonly string[] => {
+  if (typeof claims.scope === 'string') return claims.scope.split(' ').filter((s) => s !== '');
+  // Some providers (Azure AD, Okta) put scopes in an `scp` array.
+  if (Array.isArray(claims.scp)) return claims.scp.filter((s): s is string => typeof s === 'string');
+  return [];
+};
+
+const shortHash = (text: string, length: number): string =>
+  createHash('sha256').update(text).digest('hex').slice(0, length);
+
+interface CacheEntry {
+  readonly verified: VerifiedToken;
+  /** Milliseconds since the epoch after which the entry is not used. */
+  readonly until: number;
+}
+
+/**
+ * Builds the verifier: JWTs against the issuer's keys (docs/auth.md, "Verification"), opaque tokens by
+ * introspection when configured. Every accepted token is remembered, keyed by its hash, until it expires.
+ */
+export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifier {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.fetchTimeoutMs ?? 5000;
+  const maxCached = options.maxCachedTokens ?? 10_000;
+  const issuerHash = shortHash(options.issuer, 8);
+  const cache = new Map<string, CacheEntry>();
+
+  let metadata: Promise<IssuerMetadata> | undefined;
+  const discover = (): Promise<IssuerMetadata> => {
+    metadata ??= discoverIssuer(options.issuer, timeoutMs).catch((error: unknown) => {
+      metadata = undefined; // retried on the next fetch (which the key cache rate-limits)
+      throw error;
+    });
+    return metadata;
+  };
+  const keys = createJwksKeys({
+    jwksUri: async () => {
+      if (options.jwksUri !== undefined) return options.jwksUri;
+      const found = (await discover()).jwksUri;
+      if (found === undefined) throw new Error(`issuer ${options.issuer} publishes no jwks_uri`);
+      return found;
+    },
+    refetchIntervalMs: options.refetchIntervalMs ?? 30_000,
+    retryIntervalMs: 2000,
+    maxAgeMs: 10 * 60_000,
+    timeoutMs,
+    onFetchFailed: options.onFetchFailed,
+    now,
+  });
+
+  const principalOf = (claims: Readonly<Record<string, unknown>>, scopes: readonly string[]): Principal => {
+    const value = claims[options.principalClaim];
+    const name = typeof value === 'number' ? String(value) : value;
+    if (typeof name !== 'string' || name === '' || name.length > 256) {
+      throw reject(`token has no ${options.principalClaim} claim`);
+    }
+    const skills = skillsFromGrants(options.grants, scopes, claims);
+    // Issuer and grant set are part of the id: no static token (`token:`) or other issuer shares it, and a
+    // token of the same subject with other grants never finds the sessions or cached views of this one.
+    const id = `oauth:${issuerHash}:${shortHash(skills.join('\n'), 12)}:${name}`;
+    return Object.freeze({ id, name, skills });
+  };
+
+  const verifyJwt = async (token: string): Promise<{ verified: VerifiedToken; until: number }> => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys.getKey, {
+        issuer: options.issuer,
+        audience: options.audience,
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        algorithms: ALGORITHMS,
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      throw reject(reasonOf(error), error);
+    }
+    const scopes = scopesOf(payload);
+    const expiresAt = payload.exp ?? 0;
+    const clientId =
+      typeof payload.client_id === 'string'
+        ? payload.client_id
+        : typeof payload.azp === 'string'
+          ? payload.azp
+          : '';
+    return {
+      verified: { principal: principalOf(payload, scopes), scopes, clientId, expiresAt },
+      until: (expiresAt + CLOCK_SKEW_SECONDS) * 1000,
+    };
+  };
+
+  const verifyOpaque = async (token: string): Promise<{ verified: VerifiedToken; until: number }> => {
+    const introspection = options.introspection;
+    if (introspection === undefined) throw reject('malformed token');
+    let answer: Awaited<ReturnType<typeof introspectToken>>;
+    try {
+      answer = await introspectToken(token, { ...introspection, timeoutMs });
+    } catch (error) {
+      options.onFetchFailed?.(error);
+      throw reject('token could not be checked', error);
+    }
+    const seconds = now() / 1000;
+    if (!answer.active) throw reject('token not active');
+    if (answer.iss !== undefined && answer.iss !== options.issuer) throw reject('token from another issuer');
+    const audiences = typeof answer.aud === 'string' ? [answer.aud] : (answer.aud ?? []);
+    if (!audiences.includes(options.audience)) throw reject('token not issued for this resource');
+    if (answer.exp !== undefined && answer.exp + CLOCK_SKEW_SECONDS < seconds) throw reject('token expired');
+    if (answer.nbf !== undefined && answer.nbf - CLOCK_SKEW_SECONDS > seconds)
+      throw reject('token not yet valid');
+    const scopes = scopesOf(answer);
+    const expiresAt = answer.exp ?? Math.floor(seconds) + OPAQUE_CACHE_SECONDS;
+    const clientId = typeof answer.client_id === 'string' ? answer.client_id : '';
+    return {
+      verified: { principal: principalOf(answer, scopes), scopes, clientId, expiresAt },
+      until: Math.min(expiresAt + CLOCK_SKEW_SECONDS, Math.floor(seconds) + OPAQUE_CACHE_SECONDS) * 1000,
+    };
+  };
+
+  const verify = async (token: string): Promise<VerifiedToken> => {
+    const key = createHash('sha256').update(token).digest('base64');
+    const cached = cache.get(key);
+    if (cached !== undefined) {
+      if (cached.until > now()) return cached.verified;
+      cache.delete(key);
+    }
+    const { verified, until } = JWT_SHAPE.test(token) ? await verifyJwt(token) : await verifyOpaque(token);
+    if (cache.size >= maxCached) {
+      // Expired entries go first; if none, the oldest (Map order is insertion order).
+      const t = now();
+      for (const [k, entry] of cache) if (entry.until <= t) cache.delete(k);
+      if (cache.size >= maxCached) {
+        const oldest = cache.keys().next();
+        if (oldest.done !== true) cache.delete(oldest.value);
+      }
+    }
+    cache.set(key, { verified, until });
+    return verified;
+  };
+
+  return {
+    verify,
+    async verifyAccessToken(token): Promise<AuthInfo> {
+      const verified = await verify(token);
+      return {
+        token,
+        clientId: verified.clientId,
+        scopes: [...verified.scopes],
+        expiresAt: verified.expiresAt,
+        extra: { principal: verified.principal },
+      };
+    },
+    async warmUp() {
+      await keys.warmUp();
+    },
+  };
+}
