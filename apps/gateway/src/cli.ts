@@ -9,7 +9,13 @@ import {
   resolveAuthTokens,
   type SkillgateConfig,
 } from '@skillgate/config';
-import { DISCLOSURES, type Disclosure, renderSummary, type SummaryFormat } from '@skillgate/skills';
+import {
+  DISCLOSURES,
+  type Disclosure,
+  renderSummary,
+  type SummaryFormat,
+  type UpstreamSnapshot,
+} from '@skillgate/skills';
 import {
   ANONYMOUS_NAME,
   anonymousPrincipal,
@@ -29,7 +35,8 @@ Commands:
   validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
   tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
-                                                      print the tool list a session would see
+                                                      print the tool list a session would see (connects to the
+                                                      upstreams, so --unlock shows their call tools)
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,
                                                       all of them or what token NAME (or anonymous) may see
@@ -136,13 +143,29 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
   return 0;
 }
 
+/**
+ * The upstreams' snapshots after one connection attempt each (as serve would start them), so that `tools`
+ * shows their call tools; the pool is closed again before printing.
+ */
+async function connectedUpstreams(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
+  if (config.upstreams.length === 0) return [];
+  const quiet = { info: () => {}, warn: () => {} };
+  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  try {
+    await pool.start();
+    return pool.snapshots();
+  } finally {
+    await pool.close();
+  }
+}
+
 async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(config, await connectedUpstreams(config));
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);

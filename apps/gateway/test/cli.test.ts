@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -216,6 +217,37 @@ describe('skillgate CLI with skill folders as arguments', () => {
     expect(stdout).not.toContain('mcp__files__');
     expect(lines.at(-1)).toBe('1 skills loaded, 0 errors, 1 warnings');
   });
+
+  it('tools --unlock: shows the call tools of an upstream (a real MCP server over stdio) and of a binding', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'skillgate-cli-'));
+    roots.push(root);
+    await mkdir(join(root, 'skills/sums'), { recursive: true });
+    await writeFile(
+      join(root, 'skills/sums/SKILL.md'),
+      '---\nname: sums\ndescription: Adds numbers.\nallowed-tools: mcp__everything__get-sum\n---\n\n# Sums\n',
+    );
+    const everything = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/server-everything/dist/index.js',
+    );
+    await writeFile(
+      join(root, 'skillgate.yaml'),
+      `skills:\n  roots: [skills]\nupstreams:\n  - id: everything\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]\n    tools: [echo, get-sum]\n`,
+    );
+    const config = join(root, 'skillgate.yaml');
+    const unlocked = await cli('tools', '--config', config, '--unlock', 'sums', '--unlock', 'everything');
+    expect(unlocked.code).toBe(0);
+    expect(unlocked.stdout.trim().split('\n')).toEqual([
+      'skill_sums_get_info',
+      'skill_everything_get_info',
+      'skill_sums_call_get-sum',
+      'skill_everything_call_echo',
+      'skill_everything_call_get-sum',
+    ]);
+    const catalogMode = await cli('tools', '--config', config, '--disclosure', 'catalog');
+    expect(catalogMode.stdout).toContain('call_skill_tool');
+    expect(catalogMode.stdout).not.toContain('_call_');
+    // Each run starts the CLI and the upstream server anew.
+  }, 90_000);
 
   it('refuses a ROOT that is not a folder with exit 2', async () => {
     const { code, stderr } = await cli('tools', join(REPO_ROOT, 'no-such-folder'));

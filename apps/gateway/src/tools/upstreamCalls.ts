@@ -43,7 +43,7 @@ export interface UpstreamCallLabels {
 }
 
 /** Options of callUpstream. */
-export interface CallUpstreamOptions {
+interface CallUpstreamOptions {
   /** The pool; undefined when no upstream is configured (a stale catalog cannot call anything then). */
   readonly upstreams: UpstreamCaller | undefined;
   readonly skill: string;
@@ -54,7 +54,7 @@ export interface CallUpstreamOptions {
 }
 
 /** A failure as the tool error a model can act on: the reason in text and in structuredContent. */
-export function upstreamFailure(
+function upstreamFailure(
   reason: UpstreamFailureReason,
   message: string,
   call: Pick<CallTool, 'upstream' | 'tool'>,

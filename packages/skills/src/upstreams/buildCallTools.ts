@@ -6,7 +6,7 @@ import type { BoundTool } from './upstreamBindings.js';
 import { bounded } from './upstreamSkill.js';
 
 /** Longest upstream tool description served in a call tool's definition. */
-export const MAX_CALL_DESCRIPTION_CHARS = 1024;
+const MAX_CALL_DESCRIPTION_CHARS = 1024;
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 

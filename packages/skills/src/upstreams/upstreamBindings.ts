@@ -1,7 +1,7 @@
 import type { Problem, Skill, UpstreamSnapshot, UpstreamTool } from '../types.js';
 
 /** One `mcp__<upstream>__<tool>` entry of a skill's `allowed-tools`, the tool part a glob. */
-export interface UpstreamBinding {
+interface UpstreamBinding {
   readonly upstream: string;
   /** The glob as written (`*` when only `mcp__<upstream>` was given). */
   readonly glob: string;
@@ -24,7 +24,7 @@ export interface SkillBindings {
 const BINDING = /^mcp__(.+?)(?:__(.+))?$/;
 
 /** A matcher for a tool-name glob: `*` any run of characters, `?` one character, everything else literal. */
-export function globMatcher(glob: string): (name: string) => boolean {
+function globMatcher(glob: string): (name: string) => boolean {
   if (glob === '*') return () => true;
   const source = glob
     .replace(/[.+^${}()|[\]\\]/g, '\\$&')
@@ -38,7 +38,7 @@ export function globMatcher(glob: string): (name: string) => boolean {
  * The upstream bindings in an `allowed-tools` value (space- or comma-separated, as the Agent Skills
  * specification and Claude Code write it). Entries that are not `mcp__…` are for the host and ignored here.
  */
-export function parseBindings(allowedTools: string | undefined): UpstreamBinding[] {
+function parseBindings(allowedTools: string | undefined): UpstreamBinding[] {
   if (allowedTools === undefined) return [];
   const bindings: UpstreamBinding[] = [];
   for (const entry of allowedTools.split(/[\s,]+/)) {

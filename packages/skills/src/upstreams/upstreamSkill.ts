@@ -3,7 +3,7 @@ import type { Skill, SkillFile, UpstreamSnapshot } from '../types.js';
 /** Longest auto-skill description, the Agent Skills specification's limit for any skill. */
 const MAX_DESCRIPTION_CHARS = 1024;
 /** Longest upstream `instructions` kept as an auto skill's body. */
-export const MAX_INSTRUCTIONS_CHARS = 16_384;
+const MAX_INSTRUCTIONS_CHARS = 16_384;
 
 /** Cuts text to `max` characters, marking the cut. */
 export function bounded(text: string, max: number): string {
@@ -14,7 +14,7 @@ export function bounded(text: string, max: number): string {
  * The first sentence of prose in Markdown: headings, fences and blank lines skipped, the first paragraph
  * joined, cut at the first `.`, `!` or `?` followed by a space or the end.
  */
-export function firstSentence(markdown: string): string | undefined {
+function firstSentence(markdown: string): string | undefined {
   const paragraph: string[] = [];
   let fenced = false;
   for (const raw of markdown.split(/\r?\n/)) {
@@ -41,7 +41,7 @@ export function firstSentence(markdown: string): string | undefined {
  * An auto skill's description: the configured one, else the first sentence of the upstream's instructions,
  * else its serverInfo title or name, else a plain note (docs/upstreams.md).
  */
-export function upstreamDescription(snapshot: UpstreamSnapshot): string {
+function upstreamDescription(snapshot: UpstreamSnapshot): string {
   const text =
     snapshot.description?.trim() ||
     firstSentence(snapshot.instructions ?? '') ||
