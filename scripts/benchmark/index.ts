@@ -7,7 +7,10 @@ import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+
+import { hotPaths } from './hotPaths.js';
 import { oauthBench } from './oauth.js';
+
 import { replicas } from './replicas.js';
 import { skillsListBench } from './skillsList.js';
 import {
@@ -353,6 +356,27 @@ async function eras(root: string, seconds: number) {
   if (modern.errors > 0) row('eras', 'modern tools/list errors', String(modern.errors), '', '', '0', false);
 }
 
+/**
+ * Every hot call path of both eras (100 skills, 20 connections) against a bare Fastify route sending the
+ * gateway's own answer bytes for that request, id spliced in (hotPaths.ts).
+ */
+async function hotPathRows(root: string, seconds: number) {
+  const measured = await hotPaths(root, seconds);
+  results.hot_paths = measured;
+  for (const path of measured) {
+    row(
+      'hot paths',
+      `${path.era === 'modern' ? '2026-07-28' : '2025 session'} ${path.label} req/s (p50 / p99 ms)`,
+      `${fmt(path.rps)} (${path.p50} / ${path.p99})`,
+      `same bytes ${fmt(path.ceilingRps)}`,
+      fmt(path.share, 2),
+      '>= 0.5',
+      path.share >= 0.5,
+    );
+    if (path.errors > 0) row('hot paths', `${path.label} errors`, String(path.errors), '', '', '0', false);
+  }
+}
+
 async function scale(small: string, thousand: string, tenThousand: string | undefined, sessions: number) {
   for (const [label, root] of [
     ['1,000 skills', thousand],
@@ -594,6 +618,7 @@ try {
     note: (text) => notes.push(text),
   });
   await eras(hundred, QUICK ? 2 : 6);
+  await hotPathRows(hundred, QUICK ? 1 : 3);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await catalogBuild(thousandByTen, QUICK ? 3 : 9);
   await skillsList(thousandByTen, QUICK ? 2 : 5);

@@ -38,7 +38,7 @@ if (kind === 'gateway') {
     {
       ...(upstreams === undefined ? {} : { upstreams: JSON.parse(upstreams) as unknown }),
       ...(prefix === undefined ? {} : { state: { backend: 'redis', key_prefix: prefix } }),
-      skills: { roots: [root], disclosure },
+      skills: { roots: [root], disclosure, prompts: process.env.BENCH_PROMPTS === '1' },
       rate_limit: { requests_per_second: 0 },
       sessions: { max_sessions: 200_000, max_per_principal: 200_000 },
       scripts: { max_concurrent: 16, max_concurrent_per_principal: 16, sandbox },
@@ -133,6 +133,25 @@ if (kind === 'gateway') {
   app.post('/mcp', async (req, reply) => {
     const id = (req.body as { id?: unknown } | undefined)?.id ?? null;
     return reply.type('application/json').send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)}${tail}`);
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  ready(Number(new URL(address).port));
+} else if (kind === 'fastify-replay') {
+  // The ceiling of any path (hotPaths.ts): a bare Fastify route sending back the gateway's own answer bytes,
+  // set with PUT /__bench/replay, with only the JSON-RPC id spliced in.
+  let answer = { head: '', tail: '', type: 'application/json' };
+  const app = Fastify({ bodyLimit: 16 * 2 ** 20 });
+  app.get('/__bench/mem', async () => memory());
+  app.put('/__bench/replay', async (req) => {
+    const { body, type, id } = req.body as { body: string; type: string; id: number };
+    const marker = `"id":${id}`;
+    const at = body.indexOf(marker);
+    answer = { head: body.slice(0, at + 5), tail: body.slice(at + marker.length), type };
+    return { ok: at >= 0 };
+  });
+  app.post('/mcp', async (req, reply) => {
+    const id = (req.body as { id?: unknown } | undefined)?.id ?? null;
+    return reply.type(answer.type).send(`${answer.head}${JSON.stringify(id)}${answer.tail}`);
   });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));

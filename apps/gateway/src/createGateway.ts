@@ -36,6 +36,11 @@ export interface GatewayOptions {
   readonly logger?: FastifyBaseLogger;
   /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
   readonly logDestination?: DestinationStream;
+  /**
+   * Whether plain 2026-07-28 hot requests take the direct path (default true). Off, every modern request
+   * takes the SDK's path: the test that holds the two byte-equal starts one gateway of each.
+   */
+  readonly directAnswers?: boolean;
   /** Least time between OAuth key-set refetches on an unknown kid (default 30 s; tests shorten it). */
   readonly oauthKeyRefetchIntervalMs?: number;
 }
@@ -302,6 +307,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
+    direct: options.directAnswers ?? true,
     upstreams: () => upstreamReadiness(upstreams),
   });
 

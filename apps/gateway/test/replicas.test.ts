@@ -256,6 +256,10 @@ describe('restarts', () => {
 
     await Promise.all([c3.stop(0), c3.stop(1)]);
     await Promise.all([c3.start(0), c3.start(1)]);
+    // The balancer marks a restarted replica up at its next health check, not when it listens.
+    await waitFor(async () => (await fetch(`${c3.balancer.base}/healthz`)).status === 200, {
+      what: 'a restarted replica back behind the balancer',
+    });
 
     // New processes, nothing in their memory: the session and its unlocks come from Redis.
     expect(await toolNames(c.client)).toContain(PROBE_RUN);

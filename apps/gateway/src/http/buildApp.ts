@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   classifyInboundRequest,
-  type InboundModernRoute,
   type InitializeRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -16,6 +15,7 @@ import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
+import { directRequestOf } from '../modern/directRequest.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { GatewayRuntime } from '../runtime.js';
@@ -50,6 +50,8 @@ export interface AppDeps {
   readonly isDraining: () => boolean;
   /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
   readonly upstreams?: () => readonly UpstreamReadiness[];
+  /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
+  readonly direct?: boolean;
 }
 
 const CORS_HEADERS = {
@@ -81,39 +83,6 @@ const unsupportedRevision = (requested: string, supported: readonly string[]) =>
   new GatewayError('UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version: ${requested}`, {
     data: { supported, requested },
   });
-
-/** The lists whose plain first page is answered from a body rendered once per (catalog, principal). */
-const PLAIN_LISTS: ReadonlySet<string> = new Set(['tools/list', 'skills/list']);
-
-/**
- * A 2026-07-28 tools/list or skills/list page the SDK would answer plainly: valid envelope for the served
- * revision, both standard headers present and agreeing, no other params than a skills/list string cursor
- * (anything else takes the SDK's path, which owns every rejection).
- */
-function isPlainList(outcome: InboundModernRoute, header: (name: string) => string | undefined): boolean {
-  if (outcome.messageKind !== 'request' || !PLAIN_LISTS.has(outcome.message.method)) return false;
-  const revision = outcome.classification.revision;
-  if (header('mcp-protocol-version') !== revision || header('mcp-method') !== outcome.message.method)
-    return false;
-  if (header('mcp-name') !== undefined) return false;
-  const params = outcome.message.params as Record<string, unknown> | undefined;
-  // skills/list pages are rendered once too, so its string cursor may come along.
-  const allowed = (key: string) =>
-    key === '_meta' ||
-    (key === 'cursor' && outcome.message.method === 'skills/list' && typeof params?.cursor === 'string');
-  if (params === undefined || !Object.keys(params).every(allowed)) return false;
-  const meta = params._meta as Record<string, unknown> | undefined;
-  const info = meta?.['io.modelcontextprotocol/clientInfo'] as Record<string, unknown> | undefined;
-  const capabilities = meta?.['io.modelcontextprotocol/clientCapabilities'];
-  return (
-    meta?.['io.modelcontextprotocol/protocolVersion'] === revision &&
-    typeof info?.name === 'string' &&
-    typeof info.version === 'string' &&
-    capabilities !== null &&
-    typeof capabilities === 'object' &&
-    !Array.isArray(capabilities)
-  );
-}
 
 const BATCH_REFUSED = 'Invalid Request: JSON-RPC batches need a 2025-03-26 session';
 
@@ -359,20 +328,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         if (value !== undefined) reply.raw.setHeader(name, value);
       }
       reply.hijack();
-      if (route.era === 'modern-list') {
-        // The hot path: a plain tools/list or skills/list page, answered from the body rendered once.
-        const result =
-          route.method === 'skills/list'
-            ? deps.modern.skillsListResult(principal, route.cursor)
-            : deps.modern.listResult(principal);
-        // A cursor we cannot answer from a rendered page (invalid, or mid-page): the SDK's path answers.
-        if (result === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
+      if (route.era === 'modern-direct') {
+        // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
+        const answer = await deps.modern.answer(principal, route.request);
+        runtime.metrics.inc('skillgate_modern_requests_total', {
+          path: answer === undefined ? 'sdk' : 'direct',
+        });
+        if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
         else {
           reply.raw.writeHead(200, { 'content-type': 'application/json' });
-          reply.raw.end(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(route.id)}}`);
+          reply.raw.end(answer);
         }
-      } else if (route.era === 'modern') await deps.modern.handle(request.raw, reply.raw, body, principal);
-      else await route.session.transport.handleRequest(request.raw, reply.raw, body);
+      } else if (route.era === 'modern') {
+        runtime.metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
+        await deps.modern.handle(request.raw, reply.raw, body, principal);
+      } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
   });
 
@@ -422,9 +392,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       // taking the SDK's slow path (docs/limits.md, "Cursors").
       throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
     }
-    if (outcome.kind === 'modern' && outcome.messageKind === 'request' && isPlainList(outcome, header)) {
-      const cursor = (outcome.message.params as { cursor?: string } | undefined)?.cursor;
-      return { era: 'modern-list' as const, id: outcome.message.id, method: outcome.message.method, cursor };
+    if (outcome.kind === 'modern') {
+      const direct =
+        deps.direct === false ? undefined : directRequestOf(outcome, header, runtime.config.skills.prompts);
+      if (direct !== undefined) return { era: 'modern-direct' as const, request: direct };
     }
     if (outcome.kind !== 'legacy') {
       const listen =

@@ -11,24 +11,21 @@ import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { SERVER_INFO } from '../legacy/sessionServer.js';
 import type { GatewayRuntime } from '../runtime.js';
-import { pageStartOf, skillsPage } from '../skillsExtension/skillsPage.js';
+import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { registerToolHandlers } from '../tools/toolHandlers.js';
+import { createToolCallHandler, registerToolHandlers } from '../tools/toolHandlers.js';
+import { createDirectAnswers } from './directAnswers.js';
+import type { DirectRequest } from './directRequest.js';
 
 /** The 2026-07-28 side of the endpoint: one handler for every modern request, plus its change bus. */
 export interface ModernEndpoint {
   /** Serves one modern request (the body already parsed by Fastify). */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void>;
   /**
-   * The JSON of a first-page tools/list result for a principal, exactly as the SDK's modern path would
-   * write it, rendered once per (catalog, principal): the hot path answers from it (docs/protocol-eras.md).
+   * The whole JSON-RPC answer to a plain hot request, exactly as the SDK's path would write it, without the
+   * SDK's per-request server (directAnswers.ts); undefined when the SDK's path must answer it.
    */
-  listResult(principal: Principal): string;
-  /**
-   * The same for a page of skills/list (the Skills extension), rendered once per (catalog, principal, page);
-   * undefined when `cursor` is invalid or not on a page boundary (the SDK's path answers it then).
-   */
-  skillsListResult(principal: Principal, cursor?: string): string | undefined;
+  answer(principal: Principal, request: DirectRequest): Promise<string | undefined>;
   /** Publishes tools/list_changed to every open subscriptions/listen stream. */
   toolsChanged(): void;
   /** Publishes resources/list_changed (skill entries changed) to every open subscriptions/listen stream. */
@@ -46,6 +43,14 @@ export interface ModernEndpointOptions {
 
 // Fastify authenticated the request; the SDK hands `req.auth` to the server factory as authInfo.
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
+
+/** The revision the modern side serves. */
+const MODERN_REVISION = '2026-07-28';
+/** The envelope of the requests the direct path renders once through the SDK's own path. */
+const RENDER_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 const principalOf = (authInfo: AuthInfo | undefined): Principal => {
   const principal = authInfo?.extra?.principal as Principal | undefined;
@@ -106,75 +111,63 @@ export function createModernEndpoint(
     // No sessions in this era: jobs belong to the principal that started them.
     scopeKey: `principal:${principal.id}`,
   });
-  const listResults = new WeakMap<object, Map<string, string>>();
-  const skillsResults = new WeakMap<object, Map<string, string>>();
-  /** A JSON answer rendered once per (catalog, key) in `cache`; keys start with the principal's view key. */
-  const renderedOnce = (
-    cache: WeakMap<object, Map<string, string>>,
-    key: string,
-    render: () => string,
-  ): string => {
-    const catalog = runtime.catalogs.current;
-    let perCatalog = cache.get(catalog);
-    if (perCatalog === undefined) {
-      perCatalog = new Map();
-      cache.set(catalog, perCatalog);
-    }
-    const cached = perCatalog.get(key);
-    if (cached !== undefined) return cached;
-    const json = render();
-    perCatalog.set(key, json);
-    return json;
-  };
-  const serverMeta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
+  const authOf = (principal: Principal): AuthInfo => ({
+    token: '',
+    clientId: principal.id,
+    scopes: [],
+    extra: { principal },
+  });
+  const direct = createDirectAnswers({
+    serverInfo: SERVER_INFO,
+    catalog: () => runtime.catalogs.current,
+    viewKey: viewKeyOf,
+    // The SDK's own path, once per (catalog, view, request): exact by construction.
+    renderOnce: async (principal, request) => {
+      const params =
+        request.method === 'skills/list' && request.cursor !== undefined ? { cursor: request.cursor } : {};
+      const response = await handler.fetch(
+        new Request('http://skillgate.internal/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MODERN_REVISION,
+            'mcp-method': request.method,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 0,
+            method: request.method,
+            params: { ...params, _meta: RENDER_META },
+          }),
+        }),
+        { authInfo: authOf(principal) },
+      );
+      return ((await response.json()) as { result?: unknown }).result;
+    },
+    toolCallHandler: (principal) => createToolCallHandler(runtime, audienceOf(principal)),
+    skills,
+    skillsCacheHint: (principal) => ({
+      ttlMs: config.tools.list_ttl_ms,
+      cacheScope: runtime.disclosure.cacheScope(runtime.catalogs.current, principal),
+    }),
+  });
+  // Only page boundaries of skills/list are rendered once (they bound what is kept); other cursors take the
+  // SDK's path, which answers or refuses them.
+  const answer = async (principal: Principal, request: DirectRequest) =>
+    request.method === 'skills/list' &&
+    pageStartOf(skills.view(principal).entries, request.cursor) === undefined
+      ? undefined
+      : direct(principal, request);
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
     onerror: (error) => runtime.log.error({ err: error }, 'modern request failed'),
   });
   return {
     async handle(req, res, body, principal) {
-      (req as AuthenticatedRequest).auth = {
-        token: '',
-        clientId: principal.id,
-        scopes: [],
-        extra: { principal },
-      };
+      (req as AuthenticatedRequest).auth = authOf(principal);
       await serve(req, res, body);
     },
-    listResult(principal) {
-      return renderedOnce(listResults, viewKeyOf(principal), () => {
-        const catalog = runtime.catalogs.current;
-        // The modern list never depends on unlocks, so the view needs no store access.
-        const allowed = runtime.policy.allowedSkills(principal, catalog);
-        const tools = catalog.listTools({
-          disclosure: audienceOf(principal).disclosure,
-          unlocked: new Set(),
-          allowed,
-        });
-        return JSON.stringify({
-          tools,
-          resultType: 'complete',
-          ttlMs: config.tools.list_ttl_ms,
-          cacheScope: runtime.disclosure.cacheScope(catalog, principal),
-          _meta: serverMeta,
-        });
-      });
-    },
-    skillsListResult(principal, cursor) {
-      const entries = skills.view(principal).entries;
-      const start = pageStartOf(entries, cursor);
-      if (start === undefined) return undefined;
-      return renderedOnce(skillsResults, `${viewKeyOf(principal)}\0${start}`, () => {
-        const page = skillsPage(entries, cursor);
-        return JSON.stringify({
-          skills: page.skills,
-          ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
-          ttlMs: config.tools.list_ttl_ms,
-          cacheScope: runtime.disclosure.cacheScope(runtime.catalogs.current, principal),
-          resultType: 'complete',
-          _meta: serverMeta,
-        });
-      });
-    },
+    answer,
     toolsChanged: () => handler.notify.toolsChanged(),
     resourcesChanged: () => handler.notify.resourcesChanged(),
     promptsChanged: () => handler.notify.promptsChanged(),

@@ -1,5 +1,15 @@
-import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { type SkillSource, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import {
+  type GetPromptResult,
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
+import {
+  type Skill,
+  type SkillReadResult,
+  type SkillSource,
+  SkillsExtension,
+} from '@modelcontextprotocol/server/ext/skills';
 import type { Principal } from '../auth/accessPolicy.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
@@ -19,6 +29,12 @@ export interface SkillsService {
   attach(mcp: McpServer, principal: Principal): void;
   /** What the principal sees of the current catalog (entries sorted by URI, resources, prompts). */
   view(principal: Principal): SkillsView;
+  /** skills/get's entry for a principal; undefined for a skill it may not see (answered like a missing one). */
+  getSkill(principal: Principal, uri: string): Skill | undefined;
+  /** resources/read of a `skill://` file for a principal (audited); undefined for a file it may not read. */
+  readResource(principal: Principal, uri: string): Promise<SkillReadResult | undefined>;
+  /** prompts/get for a principal (its registered handler); throws -32602 for a prompt it may not see. */
+  getPrompt(principal: Principal, name: string): GetPromptResult;
 }
 
 /**
@@ -43,42 +59,44 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
         ? { skills: [...page.skills] }
         : { skills: [...page.skills], nextCursor: page.nextCursor };
     },
-    async get(uri) {
-      return view(principal).byUri.get(uri);
-    },
-    async read(uri) {
-      const catalog = runtime.catalogs.current;
-      const target = catalog.extension.resolveUri(uri);
-      // Audited like tool calls: who read which file, and who probed for what is not theirs.
-      const audit = (outcome: string) =>
-        log.info(
-          {
-            audit: 'resource_read',
-            principal: principal.name,
-            uri: boundStrings(uri, config.server.max_client_string_chars),
-            outcome,
-          },
-          'skill resource read',
-        );
-      if (target === undefined || !skillsViewOf(runtime.policy, catalog, principal).mayUse(target.skill)) {
-        audit('not_found');
-        return undefined;
-      }
-      try {
-        const result = await readSkillResource(uri, target.file, readOptions);
-        audit('ok');
-        return result;
-      } catch (error) {
-        const reason =
-          error instanceof ProtocolError ? (error.data as { reason?: unknown })?.reason : undefined;
-        audit(typeof reason === 'string' ? reason : 'error');
-        throw error;
-      }
-    },
+    get: async (uri) => getSkill(principal, uri),
+    read: (uri) => readResource(principal, uri),
     async listResources() {
       return [...view(principal).listed];
     },
   });
+
+  const getSkill = (principal: Principal, uri: string): Skill | undefined => view(principal).byUri.get(uri);
+
+  const readResource = async (principal: Principal, uri: string): Promise<SkillReadResult | undefined> => {
+    const catalog = runtime.catalogs.current;
+    const target = catalog.extension.resolveUri(uri);
+    // Audited like tool calls: who read which file, and who probed for what is not theirs.
+    const audit = (outcome: string) =>
+      log.info(
+        {
+          audit: 'resource_read',
+          principal: principal.name,
+          uri: boundStrings(uri, config.server.max_client_string_chars),
+          outcome,
+        },
+        'skill resource read',
+      );
+    if (target === undefined || !skillsViewOf(runtime.policy, catalog, principal).mayUse(target.skill)) {
+      audit('not_found');
+      return undefined;
+    }
+    try {
+      const result = await readSkillResource(uri, target.file, readOptions);
+      audit('ok');
+      return result;
+    } catch (error) {
+      const reason =
+        error instanceof ProtocolError ? (error.data as { reason?: unknown })?.reason : undefined;
+      audit(typeof reason === 'string' ? reason : 'error');
+      throw error;
+    }
+  };
 
   // One extension per principal and cache scope: its cache hint is fixed at construction.
   const extensions = new Map<string, SkillsExtension>();
@@ -102,21 +120,22 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
     return extension;
   };
 
+  const getPrompt = (principal: Principal, name: string): GetPromptResult => {
+    const prompt = view(principal).promptsByName.get(name);
+    // Another principal's prompt answers exactly like a nonexistent one.
+    if (prompt === undefined)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+    return {
+      description: prompt.description,
+      messages: [{ role: 'user', content: { type: 'text', text: prompt.text } }],
+    };
+  };
+
   const attachPrompts = (mcp: McpServer, principal: Principal) => {
     const server = mcp.server;
     server.registerCapabilities({ prompts: { listChanged: true } });
     server.setRequestHandler('prompts/list', () => ({ prompts: [...view(principal).prompts] }));
-    server.setRequestHandler('prompts/get', (request) => {
-      const prompt = view(principal).promptsByName.get(request.params.name);
-      // Another principal's prompt answers exactly like a nonexistent one.
-      if (prompt === undefined) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
-      }
-      return {
-        description: prompt.description,
-        messages: [{ role: 'user', content: { type: 'text', text: prompt.text } }],
-      };
-    });
+    server.setRequestHandler('prompts/get', (request) => getPrompt(principal, request.params.name));
   };
 
   return {
@@ -125,5 +144,8 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
       if (config.skills.prompts) attachPrompts(mcp, principal);
     },
     view,
+    getSkill,
+    readResource,
+    getPrompt,
   };
 }

@@ -1,4 +1,11 @@
-import { ProtocolError, type Server, type Tool } from '@modelcontextprotocol/server';
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  ProtocolError,
+  type Server,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { RunProgress } from '@skillgate/runner';
 import { StateError } from '@skillgate/state';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
@@ -37,8 +44,35 @@ export function registerToolHandlers(
     return { tools: tools as Tool[], ...listExtras(audience) };
   });
 
+  const callTool = createToolCallHandler(runtime, audience, relist);
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(request, {
+      signal: ctx.mcpReq.signal,
+      notify: (notification) => ctx.mcpReq.notify(notification),
+    }),
+  );
+}
+
+/** What a tools/call handler needs of the request it serves: its abort signal and related notifications. */
+export interface ToolCallContext {
+  readonly signal: AbortSignal;
+  notify(notification: ServerNotification): Promise<void>;
+}
+
+/** A tools/call handler for one audience: the SDK servers register it, the direct path calls it. */
+export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
+
+/**
+ * The tools/call handler of one audience, the same in both eras and on every path: the call goes through the
+ * disclosure policy; metrics and the audit log are written here once.
+ */
+export function createToolCallHandler(
+  runtime: GatewayRuntime,
+  audience: Audience,
+  relist?: RelistWatch,
+): ToolCallHandler {
   const maxChars = runtime.config.server.max_client_string_chars;
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  return async (request, ctx) => {
     const started = performance.now();
     const end = runtime.inFlight.begin();
     const name = request.params.name;
@@ -60,11 +94,11 @@ export function registerToolHandlers(
         );
       }
       const done = await callTool(runtime, audience, name, request.params.arguments, {
-        signal: ctx.mcpReq.signal,
+        signal: ctx.signal,
         notifyToolsChanged: async () => {
           // Armed before the notification goes out: the client's tools/list may come back at once.
           heldUntilRelisted = relist?.expect();
-          await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+          await ctx.notify({ method: 'notifications/tools/list_changed' });
           // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
           if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
             runtime.events.publish({
@@ -82,7 +116,7 @@ export function registerToolHandlers(
               // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
               forwardProgress: (p) => {
                 progressSent.push(
-                  ctx.mcpReq
+                  ctx
                     .notify({
                       method: 'notifications/progress',
                       params: {
@@ -96,7 +130,7 @@ export function registerToolHandlers(
                 );
               },
               reportProgress: (p: RunProgress) => {
-                ctx.mcpReq
+                ctx
                   .notify({
                     method: 'notifications/progress',
                     params: {
@@ -173,5 +207,5 @@ export function registerToolHandlers(
         'tool call',
       );
     }
-  });
+  };
 }

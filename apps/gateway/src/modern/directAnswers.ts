@@ -1,0 +1,192 @@
+import {
+  type CacheScope,
+  type CallToolResult,
+  ProtocolError,
+  ResourceNotFoundError,
+  SERVER_INFO_META_KEY,
+  specTypeSchemas,
+} from '@modelcontextprotocol/server';
+import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
+import type { Principal } from '../auth/accessPolicy.js';
+import type { SkillsService } from '../skillsExtension/skillsService.js';
+import type { ToolCallHandler } from '../tools/toolHandlers.js';
+import type { DirectRequest } from './directRequest.js';
+
+/** What the direct path needs: the handlers the SDK's per-request server registers, and a way to render once. */
+export interface DirectAnswersOptions {
+  /** The server identity stamped into every result's `_meta`, as the SDK does. */
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** The current catalog: answers rendered once are kept per catalog object. */
+  readonly catalog: () => object;
+  /** What a rendered answer depends on besides the catalog: the principal's view (its skill globs). */
+  readonly viewKey: (principal: Principal) => string;
+  /**
+   * The result of a request whose answer depends only on the catalog and the principal (lists, discover), as
+   * the SDK's own path computes it; undefined when the SDK answers it with an error.
+   */
+  readonly renderOnce: (principal: Principal, request: DirectRequest) => Promise<unknown>;
+  /** The principal's tools/call handler (the one its SDK server registers). */
+  readonly toolCallHandler: (principal: Principal) => ToolCallHandler;
+  readonly skills: SkillsService;
+  /** The cache hint of the Skills extension for a principal (ttlMs, cacheScope). */
+  readonly skillsCacheHint: (principal: Principal) => {
+    readonly ttlMs: number;
+    readonly cacheScope: CacheScope;
+  };
+}
+
+/** Answers a direct request with the full JSON-RPC response body; undefined hands it to the SDK's path. */
+export type DirectAnswers = (principal: Principal, request: DirectRequest) => Promise<string | undefined>;
+
+/** The scheme of the Skills extension's resource template. */
+const SKILL_SCHEME = 'skill://';
+
+/** Renders kept per catalog at most (a bound for gateways with very many principals; then they start over). */
+const MAX_RENDERED_PER_CATALOG = 10_000;
+
+/**
+ * The direct path of 2026-07-28 requests (docs/protocol-eras.md, "Hot paths"): the SDK's per-request work
+ * (a server object, its handler table and schemas, web Request/Response streams) is what the profile shows;
+ * this path calls the same handlers and writes the same bytes, which the test `directAnswers.test.ts` holds
+ * equal to the SDK's path request by request. Answers that depend only on (catalog, principal) — lists and
+ * discover — are rendered by the SDK once and replayed with the id spliced in.
+ */
+export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswers {
+  const rendered = new WeakMap<object, Map<string, Promise<string | undefined>>>();
+  const serverMeta = { [SERVER_INFO_META_KEY]: options.serverInfo };
+
+  const renderedOnce = (principal: Principal, request: DirectRequest, key: string) => {
+    const catalog = options.catalog();
+    let perCatalog = rendered.get(catalog);
+    if (perCatalog === undefined || perCatalog.size >= MAX_RENDERED_PER_CATALOG) {
+      perCatalog = new Map();
+      rendered.set(catalog, perCatalog);
+    }
+    let json = perCatalog.get(key);
+    if (json === undefined) {
+      json = options.renderOnce(principal, request).then((result) => {
+        // An error answer is not kept: the SDK's path answers (and words) it every time.
+        if (result === undefined) perCatalog.delete(key);
+        return result === undefined ? undefined : JSON.stringify(result);
+      });
+      perCatalog.set(key, json);
+    }
+    return json;
+  };
+
+  /** The SDK's encode seam for 2026-07-28 results: resultType, cache fields where cacheable, serverInfo. */
+  const encode = (result: Record<string, unknown>, cache?: object): string => {
+    const meta = result._meta;
+    const stamped =
+      meta === undefined
+        ? { ...result, resultType: 'complete', ...cache, _meta: serverMeta }
+        : { ...result, resultType: 'complete', ...cache, _meta: { ...(meta as object), ...serverMeta } };
+    return JSON.stringify(stamped);
+  };
+
+  const answer = async (principal: Principal, request: DirectRequest): Promise<string> => {
+    switch (request.method) {
+      case 'tools/call': {
+        const handler = options.toolCallHandler(principal);
+        const result = await handler(
+          {
+            method: 'tools/call',
+            params: {
+              name: request.name,
+              ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
+            },
+          },
+          // A plain request carries no progressToken, so nothing is ever sent before the result.
+          { signal: new AbortController().signal, notify: async () => {} },
+        );
+        return encode(validToolResult(result));
+      }
+      case 'resources/read': {
+        // As the SDK's resources/read: the URI is parsed as a URL first (dot segments, spellings), and only
+        // the extension's `skill://` template serves it.
+        let url: URL;
+        try {
+          url = new URL(request.uri);
+        } catch {
+          throw new ProtocolError(-32602, `Resource URI ${request.uri} is invalid`, {
+            uri: request.uri,
+            reason: 'invalid_uri',
+          });
+        }
+        if (!url.href.startsWith(SKILL_SCHEME)) throw new ResourceNotFoundError(request.uri);
+        const read = await options.skills.readResource(principal, url.href);
+        if (read === undefined) throw new ResourceNotFoundError(url.href);
+        return encode({ contents: [resourceContents(url.href, read)] }, options.skillsCacheHint(principal));
+      }
+      case 'skills/get': {
+        const skill = options.skills.getSkill(principal, request.uri);
+        if (skill === undefined) {
+          throw new ProtocolError(-32602, `No skill is served at ${request.uri}`);
+        }
+        return encode({ skill, ...options.skillsCacheHint(principal) });
+      }
+      case 'prompts/get':
+        return encode({ ...options.skills.getPrompt(principal, request.name) });
+      default:
+        throw new Error(`${request.method} is rendered once, not answered`);
+    }
+  };
+
+  return async (principal, request) => {
+    if (
+      request.method === 'tools/list' ||
+      request.method === 'server/discover' ||
+      request.method === 'skills/list'
+    ) {
+      const cursor = request.method === 'skills/list' ? (request.cursor ?? '') : '';
+      const json = await renderedOnce(
+        principal,
+        request,
+        `${options.viewKey(principal)}\0${request.method}\0${cursor}`,
+      );
+      return json === undefined
+        ? undefined
+        : `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
+    }
+    try {
+      return `{"result":${await answer(principal, request)},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
+    } catch (error) {
+      return errorBody(request.id, error);
+    }
+  };
+}
+
+/** The SDK validates every tools/call result with its schema (and answers with what the schema returns). */
+function validToolResult(result: CallToolResult): Record<string, unknown> {
+  const normalized = result.content === undefined ? { ...result, content: [] } : result;
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized);
+  if (checked instanceof Promise || checked.issues !== undefined) {
+    throw new ProtocolError(-32602, 'Invalid tools/call result');
+  }
+  return checked.value as Record<string, unknown>;
+}
+
+/** A read skill file as resource contents (text, or a base64 blob), as the Skills extension writes it. */
+function resourceContents(uri: string, read: SkillReadResult): Record<string, unknown> {
+  const mimeType = read.mimeType === undefined ? {} : { mimeType: read.mimeType };
+  return 'text' in read
+    ? { uri, ...mimeType, text: read.text }
+    : { uri, ...mimeType, blob: Buffer.from(read.bytes).toString('base64') };
+}
+
+/** A thrown error as the SDK writes it for a 2026-07-28 request (-32002 becomes -32602 on this revision). */
+function errorBody(id: string | number, error: unknown): string {
+  const raw = (error as { code?: unknown }).code;
+  const code = typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : -32603;
+  const data = (error as { data?: unknown }).data;
+  const message = (error as { message?: unknown }).message;
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: code === -32002 ? -32602 : code,
+      message: typeof message === 'string' ? message : 'Internal error',
+      ...(data === undefined ? {} : { data }),
+    },
+  });
+}

@@ -1,0 +1,208 @@
+import { parseConfig } from '@skillgate/config';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/index.js';
+import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+
+// The direct path (src/modern/directAnswers.ts) answers plain 2026-07-28 hot requests without the SDK's
+// per-request server. It must write exactly what the SDK's path writes: two gateways on one catalog, one with
+// the direct path and one without, get the same requests, and every answer is compared byte for byte.
+
+const MODERN = '2026-07-28';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'direct-test', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+interface Sent {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  /** The Mcp-Name header, for the methods that carry one. */
+  readonly name?: string;
+}
+
+const REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
+  ['tools/list', { method: 'tools/list', params: {} }],
+  ['server/discover', { method: 'server/discover', params: {} }],
+  ['skills/list', { method: 'skills/list', params: {} }],
+  [
+    'get_info',
+    {
+      method: 'tools/call',
+      params: { name: 'skill_csv-tools_get_info', arguments: {} },
+      name: 'skill_csv-tools_get_info',
+    },
+  ],
+  [
+    'get_info without arguments',
+    {
+      method: 'tools/call',
+      params: { name: 'skill_text-stats_get_info' },
+      name: 'skill_text-stats_get_info',
+    },
+  ],
+  [
+    'read_skill_file',
+    {
+      method: 'tools/call',
+      params: { name: 'read_skill_file', arguments: { skill: 'text-stats', path: 'scripts/stats.py' } },
+      name: 'read_skill_file',
+    },
+  ],
+  [
+    'read_skill_file of an image',
+    {
+      method: 'tools/call',
+      params: { name: 'read_skill_file', arguments: { skill: 'brand-assets', path: 'assets/logo.png' } },
+      name: 'read_skill_file',
+    },
+  ],
+  [
+    'read_skill_file of a missing file',
+    {
+      method: 'tools/call',
+      params: { name: 'read_skill_file', arguments: { skill: 'text-stats', path: 'nope.md' } },
+      name: 'read_skill_file',
+    },
+  ],
+  [
+    'read_skill_file with a wrong argument',
+    {
+      method: 'tools/call',
+      params: { name: 'read_skill_file', arguments: { skill: 7 } },
+      name: 'read_skill_file',
+    },
+  ],
+  [
+    'an unknown tool',
+    {
+      method: 'tools/call',
+      params: { name: 'skill_nope_get_info', arguments: {} },
+      name: 'skill_nope_get_info',
+    },
+  ],
+  [
+    'resources/read of text',
+    {
+      method: 'resources/read',
+      params: { uri: 'skill://csv-tools/SKILL.md' },
+      name: 'skill://csv-tools/SKILL.md',
+    },
+  ],
+  [
+    'resources/read of bytes',
+    {
+      method: 'resources/read',
+      params: { uri: 'skill://brand-assets/assets/logo.png' },
+      name: 'skill://brand-assets/assets/logo.png',
+    },
+  ],
+  [
+    'resources/read of a missing file',
+    {
+      method: 'resources/read',
+      params: { uri: 'skill://csv-tools/missing.md' },
+      name: 'skill://csv-tools/missing.md',
+    },
+  ],
+  ...[
+    'skill://csv-tools/references/../SKILL.md',
+    'skill://csv-tools/../../text-stats/SKILL.md',
+    'skill://csv-tools/scripts/CSV to JSON.py',
+    'not a uri',
+    'file:///etc/passwd',
+  ].map(
+    (uri) => [`resources/read of ${uri}`, { method: 'resources/read', params: { uri }, name: uri }] as const,
+  ),
+  ['skills/get', { method: 'skills/get', params: { uri: 'skill://log-triage/SKILL.md' } }],
+  ['skills/get of a missing skill', { method: 'skills/get', params: { uri: 'skill://nope/SKILL.md' } }],
+  ['prompts/get', { method: 'prompts/get', params: { name: 'csv-tools' }, name: 'csv-tools' }],
+  ['prompts/get of a missing prompt', { method: 'prompts/get', params: { name: 'nope' }, name: 'nope' }],
+];
+
+async function start(directAnswers: boolean): Promise<{ gateway: Gateway; url: URL }> {
+  const config = parseConfig(
+    { skills: { roots: [EXAMPLES_ROOT], prompts: true, async_enabled: true } },
+    { baseDir: REPO_ROOT },
+  );
+  const gateway = await createGateway(config, {
+    logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+    directAnswers,
+  });
+  const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  return { gateway, url: new URL(config.server.path, base) };
+}
+
+async function send(url: URL, sent: Sent, id: number | string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': sent.method,
+      ...(sent.name === undefined ? {} : { 'mcp-name': sent.name }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: sent.method,
+      params: { ...sent.params, _meta: { ...META, ...(sent.params._meta as object | undefined) } },
+    }),
+  });
+  return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
+}
+
+const directCount = async (url: URL) => {
+  const text = await (await fetch(new URL('/metrics', url))).text();
+  return Number(/skillgate_modern_requests_total\{path="direct"\} (\d+)/.exec(text)?.[1] ?? 0);
+};
+
+describe('the direct 2026-07-28 path', () => {
+  let direct: { gateway: Gateway; url: URL };
+  let sdk: { gateway: Gateway; url: URL };
+  beforeAll(async () => {
+    [direct, sdk] = await Promise.all([start(true), start(false)]);
+  });
+  afterAll(async () => {
+    await Promise.all([direct.gateway.close(), sdk.gateway.close()]);
+  });
+
+  it.each(REQUESTS)('answers %s exactly as the SDK path does', async (_label, sent) => {
+    const before = await directCount(direct.url);
+    const [mine, theirs] = [await send(direct.url, sent, 41), await send(sdk.url, sent, 41)];
+    expect(mine).toEqual(theirs);
+    // The same again with a string id: the id is spliced, never cached.
+    const [mine2, theirs2] = [await send(direct.url, sent, 'x-9'), await send(sdk.url, sent, 'x-9')];
+    expect(mine2).toEqual(theirs2);
+    expect(mine2.body).toContain('"id":"x-9"');
+    // And it really took the direct path (the other gateway never does).
+    expect(await directCount(direct.url)).toBe(before + 2);
+    expect(await directCount(sdk.url)).toBe(0);
+  });
+
+  it('leaves requests it does not own to the SDK path (a progressToken, a tools/list cursor, a mismatched name)', async () => {
+    const before = await directCount(direct.url);
+    const progress = await send(
+      direct.url,
+      {
+        method: 'tools/call',
+        params: { name: 'skill_csv-tools_get_info', arguments: {}, _meta: { ...META, progressToken: 1 } },
+        name: 'skill_csv-tools_get_info',
+      },
+      1,
+    );
+    expect(progress.status).toBe(200);
+    const cursor = await send(direct.url, { method: 'tools/list', params: { cursor: 'abc' } }, 2);
+    expect(cursor.status).toBe(200);
+    const mismatch = await send(
+      direct.url,
+      { method: 'tools/call', params: { name: 'skill_csv-tools_get_info' }, name: 'other' },
+      3,
+    );
+    expect(mismatch.status).toBe(400);
+    expect(await directCount(direct.url)).toBe(before);
+  });
+});

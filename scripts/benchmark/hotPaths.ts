@@ -1,0 +1,209 @@
+// Every hot call path of both eras against its own ceiling, in one run: for each request the gateway's
+// answer is captured once, then a bare Fastify route (servers.ts `fastify-replay`) sends exactly those
+// bytes back with only the JSON-RPC id spliced in. share = gateway req/s ÷ ceiling req/s on the same
+// request, connections and duration, measured in alternation so that both see the same machine load.
+import autocannon from 'autocannon';
+import { openSessions, rpc, startServer } from './support.js';
+
+const MODERN = '2026-07-28';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const ACCEPT = 'application/json, text/event-stream';
+
+/** One request of one era, as a client sends it. */
+interface HotPath {
+  readonly label: string;
+  readonly era: 'modern' | 'legacy';
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  /** The standard Mcp-Name header of 2026-07-28 requests that name a tool, resource or prompt. */
+  readonly name?: string;
+}
+
+/** One path's figures: the gateway and its same-bytes ceiling. */
+export interface HotPathResult {
+  readonly label: string;
+  readonly era: 'modern' | 'legacy';
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly ceilingRps: number;
+  readonly share: number;
+  readonly bytes: number;
+  readonly errors: number;
+}
+
+const SKILL = 'gen-00000';
+const PATHS: readonly HotPath[] = [
+  { label: 'tools/list', era: 'modern', method: 'tools/list', params: {} },
+  {
+    label: 'tools/call get_info',
+    era: 'modern',
+    method: 'tools/call',
+    params: { name: `skill_${SKILL}_get_info`, arguments: {} },
+    name: `skill_${SKILL}_get_info`,
+  },
+  {
+    label: 'tools/call read_skill_file',
+    era: 'modern',
+    method: 'tools/call',
+    params: { name: 'read_skill_file', arguments: { skill: SKILL, path: 'references/guide.md' } },
+    name: 'read_skill_file',
+  },
+  {
+    label: 'resources/read skill://',
+    era: 'modern',
+    method: 'resources/read',
+    params: { uri: `skill://${SKILL}/references/guide.md` },
+    name: `skill://${SKILL}/references/guide.md`,
+  },
+  {
+    label: 'skills/get',
+    era: 'modern',
+    method: 'skills/get',
+    params: { uri: `skill://${SKILL}/SKILL.md` },
+    name: `skill://${SKILL}/SKILL.md`,
+  },
+  {
+    label: 'prompts/get',
+    era: 'modern',
+    method: 'prompts/get',
+    params: { name: SKILL },
+    name: SKILL,
+  },
+  { label: 'skills/list', era: 'modern', method: 'skills/list', params: {} },
+  { label: 'server/discover', era: 'modern', method: 'server/discover', params: {} },
+  { label: 'tools/list', era: 'legacy', method: 'tools/list', params: {} },
+  {
+    label: 'tools/call get_info',
+    era: 'legacy',
+    method: 'tools/call',
+    params: { name: `skill_${SKILL}_get_info`, arguments: {} },
+  },
+  {
+    label: 'tools/call read tool',
+    era: 'legacy',
+    method: 'tools/call',
+    params: { name: `skill_${SKILL}_read_guide_md`, arguments: {} },
+  },
+  {
+    label: 'resources/read skill://',
+    era: 'legacy',
+    method: 'resources/read',
+    params: { uri: `skill://${SKILL}/references/guide.md` },
+  },
+];
+
+const bodyOf = (path: HotPath) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: path.method,
+    params: path.era === 'modern' ? { ...path.params, _meta: META } : path.params,
+  });
+
+const headersOf = (path: HotPath, session?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  ...(path.era === 'modern'
+    ? { 'mcp-protocol-version': MODERN, 'mcp-method': path.method }
+    : { 'mcp-protocol-version': '2025-11-25' }),
+  ...(path.era === 'modern' && path.name !== undefined ? { 'mcp-name': path.name } : {}),
+  ...(session === undefined ? {} : { 'mcp-session-id': session }),
+});
+
+async function loadOnce(
+  url: string,
+  path: HotPath,
+  sessions: readonly string[],
+  connections: number,
+  seconds: number,
+) {
+  let next = 0;
+  const result = await autocannon({
+    url: `${url}/mcp`,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    body: bodyOf(path),
+    headers: headersOf(path),
+    // 2025-era: each keep-alive connection speaks for its own session.
+    setupClient: (client) => {
+      if (path.era === 'legacy') client.setHeaders(headersOf(path, sessions[next++ % sessions.length]));
+    },
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  };
+}
+
+/** The gateway's answer to a path (the bytes the ceiling replays); throws on an error answer. */
+async function capture(url: string, path: HotPath, session: string): Promise<{ body: string; type: string }> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: headersOf(path, path.era === 'legacy' ? session : undefined),
+    body: bodyOf(path),
+  });
+  const body = await response.text();
+  if (!response.ok || body.includes('"error":{'))
+    throw new Error(`${path.era} ${path.label}: ${response.status} ${body.slice(0, 300)}`);
+  return { body, type: response.headers.get('content-type') ?? 'application/json' };
+}
+
+/**
+ * Measures every hot path on a gateway serving `root` (skills named gen-NNNNN, prompts on) against a replay
+ * ceiling of its own answers. Legacy paths use `connections` sessions that have unlocked the skill first.
+ */
+export async function hotPaths(root: string, seconds: number, connections = 20): Promise<HotPathResult[]> {
+  const gateway = await startServer('gateway', root, 'namespaced', 'off', { BENCH_PROMPTS: '1' });
+  const ceiling = await startServer('fastify-replay', root);
+  try {
+    const { ids } = await openSessions(gateway.url, connections);
+    for (const id of ids)
+      await rpc(gateway.url, id, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: `skill_${SKILL}_get_info`, arguments: {} },
+      });
+    const results: HotPathResult[] = [];
+    for (const path of PATHS) {
+      const answer = await capture(gateway.url, path, ids[0] ?? '');
+      await fetch(`${ceiling.url}/__bench/replay`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...answer, id: 7 }),
+      });
+      // Two alternating rounds each; the better round of each side is kept.
+      const mine = [];
+      const theirs = [];
+      for (let round = 0; round < 2; round++) {
+        mine.push(await loadOnce(gateway.url, path, ids, connections, seconds));
+        theirs.push(await loadOnce(ceiling.url, path, ids, connections, seconds));
+      }
+      const best = mine.reduce((a, b) => (b.rps > a.rps ? b : a));
+      const ceilingRps = Math.max(...theirs.map((t) => t.rps));
+      results.push({
+        label: path.label,
+        era: path.era,
+        rps: best.rps,
+        p50: best.p50,
+        p99: best.p99,
+        ceilingRps,
+        share: best.rps / ceilingRps,
+        bytes: Buffer.byteLength(answer.body),
+        errors: mine.reduce((n, m) => n + m.errors, 0),
+      });
+    }
+    return results;
+  } finally {
+    await gateway.stop();
+    await ceiling.stop();
+  }
+}
