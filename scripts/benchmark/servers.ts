@@ -46,7 +46,8 @@ if (kind === 'gateway') {
     },
     { baseDir: process.cwd() },
   );
-  const gateway = await createGateway(config);
+  // BENCH_DIRECT=0: every 2026-07-28 request takes the SDK's path (hotPaths.ts measures both).
+  const gateway = await createGateway(config, { directAnswers: process.env.BENCH_DIRECT !== '0' });
   gateway.app.get('/__bench/mem', async () => memory());
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));

@@ -63,6 +63,9 @@ type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositio
 
 class UsageError extends Error {}
 
+/** A second signal within this long of the first is the same interrupt delivered twice. */
+const REPEATED_SIGNAL_MS = 1000;
+
 /** Commands that take skill folders (ROOT...) as positional arguments. */
 const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools', 'skills']);
 
@@ -89,8 +92,14 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   assertSafeBinding(config, resolveAuthTokens(config, process.env));
   const gateway = await createGateway(config);
+  const path = config.server.path;
+  // Fastify logs one line per address it listens on; naming the MCP endpoint makes it the only such line.
   const address = await gateway.app
-    .listen({ host: config.server.host, port: config.server.port })
+    .listen({
+      host: config.server.host,
+      port: config.server.port,
+      listenTextResolver: (address) => `skillgate listening on ${address}${path}`,
+    })
     .catch(async (error: unknown) => {
       // Nothing was served: stop the runner, store and watcher so the process can exit with the one line.
       await gateway.close().catch(() => {});
@@ -98,13 +107,18 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
     });
   const skills = gateway.runtime.catalogs.current.skills.size;
   gateway.runtime.log.info(
-    { address, path: config.server.path, skills },
-    `skillgate listening on ${address}${config.server.path}`,
+    { address, path, skills, disclosure: config.skills.disclosure },
+    `serving ${skills} skills (${config.skills.disclosure} disclosure)`,
   );
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const stop = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (stoppingSince !== undefined) {
+      // Ctrl-C under `pnpm start` arrives twice within milliseconds (the terminal signals the process
+      // group and pnpm passes its own on): that is one interrupt. A later one a person sends forces the exit.
+      if (Date.now() - stoppingSince < REPEATED_SIGNAL_MS) return;
+      process.exit(1);
+    }
+    stoppingSince = Date.now();
     gateway.runtime.log.info({ signal }, 'shutting down');
     gateway.close().then(
       () => process.exit(0),

@@ -1,4 +1,4 @@
-import { ConfigError, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import { ConfigError, type LogFormat, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
 import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
 import type { UpstreamPool } from '@skillgate/upstreams';
@@ -34,7 +34,7 @@ export interface GatewayOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Logger to use as is (it owns its redaction) instead of the gateway's redacting JSON logger. */
   readonly logger?: FastifyBaseLogger;
-  /** Where the gateway's own (redacting) logger writes its JSON lines; default stdout. */
+  /** Where the gateway's own (redacting) logger writes its lines; default stdout. */
   readonly logDestination?: DestinationStream;
   /**
    * Whether plain 2026-07-28 hot requests take the direct path (default true). Off, every modern request
@@ -54,6 +54,12 @@ export interface Gateway {
   readonly upstreams: UpstreamPool;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
+}
+
+/** `auto` is pretty when the lines go to stdout and stdout is a terminal (a person reads them), else JSON. */
+function logFormat(format: LogFormat, options: GatewayOptions): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return options.logDestination === undefined && process.stdout.isTTY === true ? 'pretty' : 'json';
 }
 
 /** A missing or non-Redis state URL as a config error naming the variable (docs/scale-out.md). */
@@ -84,6 +90,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     options.logger ??
     createGatewayLogger({
       level: config.logging.level,
+      format: logFormat(config.logging.format, options),
       destination: options.logDestination,
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });

@@ -10,7 +10,11 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   gw = await startTestGateway(
-    { auth: { tokens: [{ name: 'agent-url', token_env: 'URL_TEST_TOKEN' }] } },
+    // At debug every request writes its line, so every path a token could travel is logged.
+    {
+      auth: { tokens: [{ name: 'agent-url', token_env: 'URL_TEST_TOKEN' }] },
+      logging: { level: 'debug' },
+    },
     { ...process.env, URL_TEST_TOKEN: TOKEN },
     lines,
   );

@@ -36,17 +36,65 @@ describe('structured logs', () => {
     }
   });
 
-  it('tags request lines with a request id and the principal', () => {
-    const completed = records().filter((r) => r.msg === 'request completed');
-    expect(completed.length).toBeGreaterThan(0);
-    for (const line of completed)
-      expect(line).toMatchObject({ reqId: expect.any(String), principal: 'agent-log' });
+  it('writes no line per HTTP request at info (probes and MCP messages stay quiet)', async () => {
+    const before = lines.length;
+    for (let i = 0; i < 3; i++) await (await fetch(`${gw.base}/healthz`)).text();
+    const c = await connectClient(gw.url, { token: TOKEN });
+    await c.client.listTools();
+    await c.close();
+    // What is left is about the session, not about each request.
+    expect(lines.slice(before).map((l) => JSON.parse(l).msg)).toEqual(['session opened']);
+    expect(records().filter((r) => 'req' in r || 'res' in r)).toEqual([]);
   });
 
   it('never logs the token or argument values', () => {
     const all = lines.join('\n');
     expect(all).not.toContain(TOKEN);
     expect(all).not.toContain('private words here');
+  });
+});
+
+describe('request lines at debug', () => {
+  it('writes exactly one line per HTTP request, with method, path, status, time, request id and principal', async () => {
+    const debugLines: string[] = [];
+    const debug = await startTestGateway(
+      {
+        logging: { level: 'debug' },
+        auth: { tokens: [{ name: 'agent-log', token_env: 'LOG_TEST_TOKEN' }] },
+      },
+      { ...process.env, LOG_TEST_TOKEN: TOKEN },
+      debugLines,
+    );
+    try {
+      const before = debugLines.length;
+      for (let i = 0; i < 3; i++) await (await fetch(`${debug.base}/healthz`)).text();
+      const mcp = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+      await (await fetch(`${debug.url}?access_token=${TOKEN}`, mcp)).text();
+      await (
+        await fetch(debug.url, { ...mcp, headers: { ...mcp.headers, authorization: `Bearer ${TOKEN}` } })
+      ).text();
+      await (await fetch(`${debug.base}/nowhere`)).text();
+      const requests = debugLines
+        .slice(before)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((r) => 'req' in r || 'res' in r || r.msg === 'incoming request');
+      expect(requests.map((r) => [r.level, r.req, r.res])).toEqual([
+        ...Array(3).fill([
+          20,
+          expect.objectContaining({ method: 'GET', url: '/healthz' }),
+          { statusCode: 200 },
+        ]),
+        [20, expect.objectContaining({ method: 'POST', url: '/mcp' }), { statusCode: 401 }],
+        [20, expect.objectContaining({ method: 'POST', url: '/mcp' }), { statusCode: 400 }],
+        [20, expect.objectContaining({ method: 'GET', url: '/nowhere' }), { statusCode: 404 }],
+      ]);
+      for (const r of requests)
+        expect(r).toMatchObject({ reqId: expect.any(String), responseTime: expect.any(Number) });
+      expect(requests[4]).toMatchObject({ principal: 'agent-log' });
+      expect(debugLines.join('\n')).not.toContain(TOKEN);
+    } finally {
+      await debug.close();
+    }
   });
 });
 

@@ -11,6 +11,7 @@ import { KNOWN_CLIENT_PROFILES } from './knownClientProfiles.js';
 // The modes are defined once, by the skills library that builds their tool lists.
 const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 // A week bounds every duration: larger values are typos, and they would overflow Node's 32-bit timers.
@@ -643,7 +644,16 @@ const upstreamsSchema = z
   });
 
 const loggingSchema = z.strictObject({
-  level: z.enum(LOG_LEVELS).default('info').describe('Log level (JSON logs on stdout).'),
+  level: z
+    .enum(LOG_LEVELS)
+    .default('info')
+    .describe('Log level; one line per HTTP request is written at debug, tool-call audit lines at info.'),
+  format: z
+    .enum(LOG_FORMATS)
+    .default('auto')
+    .describe(
+      'Log format on stdout: pretty (one readable line per record), json (one JSON object per line), or auto: pretty when stdout is a terminal, else json.',
+    ),
   log_arguments: z.boolean().default(false).describe('Put tool argument values in audit log lines.'),
 });
 
@@ -694,6 +704,8 @@ export type SkillgateConfig = DeepReadonly<z.output<typeof configSchema>>;
 export type UpstreamConfig = SkillgateConfig['upstreams'][number];
 /** A log level accepted by logging.level and SKILLGATE_LOG_LEVEL. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `logging.format`: pretty or JSON lines, or auto (pretty on a terminal). */
+export type LogFormat = (typeof LOG_FORMATS)[number];
 /** One configured bearer token (exactly one of token_env and token_sha256 is set). */
 export type TokenConfig = SkillgateConfig['auth']['tokens'][number];
 /** The auth.oauth section: one issuer whose access tokens the gateway accepts. */

@@ -5,6 +5,7 @@ export type { ConfigKeyDoc } from './configReference.js';
 export { configReference } from './configReference.js';
 export type {
   ClientProfile,
+  LogFormat,
   LogLevel,
   OAuthConfig,
   SkillgateConfig,

@@ -149,7 +149,7 @@ describe('loadConfig from a file', () => {
           max_result_bytes: 1_048_576,
         },
       ],
-      logging: { level: 'debug', log_arguments: true },
+      logging: { level: 'debug', format: 'pretty', log_arguments: true },
     });
   });
 
@@ -213,7 +213,7 @@ describe('loadConfig precedence: overrides > env > file > defaults', () => {
     const env = { SKILLGATE_HOST: '127.0.0.2', SKILLGATE_PORT: '9000', SKILLGATE_LOG_LEVEL: 'warn' };
     const { config } = await loadConfig({ file, env });
     expect(config.server).toMatchObject({ host: '127.0.0.2', port: 9000, path: '/gateway/mcp' });
-    expect(config.logging).toEqual({ level: 'warn', log_arguments: true });
+    expect(config.logging).toEqual({ level: 'warn', format: 'pretty', log_arguments: true });
   });
 
   it('applies env overrides without a file, and ignores empty variables', async () => {

@@ -101,7 +101,7 @@ describe('parseConfig defaults', () => {
       state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       upstreams: [],
-      logging: { level: 'info', log_arguments: false },
+      logging: { level: 'info', format: 'auto', log_arguments: false },
     });
   });
 
@@ -236,6 +236,7 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ state: { key_prefix: 'has space' } }, 'state.key_prefix'],
     [{ clients: [{ match: { name: 'x' } }] }, 'clients[0].disclosure'],
     [{ logging: { level: 'verbose' } }, 'logging.level'],
+    [{ logging: { format: 'text' } }, 'logging.format'],
     [['server'], '(root)'],
   ])('%j -> %s', (input, path) => {
     const issues = issuesOf(() => parseConfig(input, base));

@@ -18,6 +18,7 @@ import type { LiveSessions } from '../legacy/liveSessions.js';
 import { directRequestOf } from '../modern/directRequest.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
+import { RequestLogController } from '../observability/requestLogController.js';
 import type { GatewayRuntime } from '../runtime.js';
 import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
@@ -134,6 +135,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const { config } = runtime;
   const app = Fastify({
     loggerInstance: runtime.log,
+    logController: new RequestLogController(),
     bodyLimit: config.server.body_limit_bytes,
     trustProxy: config.server.trust_proxy,
     genReqId: () => randomUUID(),

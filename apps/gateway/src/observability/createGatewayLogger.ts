@@ -1,12 +1,15 @@
 import type { LogLevel } from '@skillgate/config';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { redactSecrets } from './redactSecrets.js';
 
 /** Options of createGatewayLogger. */
 export interface GatewayLoggerOptions {
   readonly level: LogLevel;
-  /** Where the JSON lines go (default stdout). */
+  /** `json`: one JSON object per line; `pretty`: one readable line per record (for a terminal). */
+  readonly format?: 'json' | 'pretty';
+  /** Where the lines go (default stdout). */
   readonly destination?: DestinationStream;
   /** Exact secret values (the configured tokens) to remove wherever they appear. */
   readonly secrets?: readonly string[];
@@ -39,12 +42,43 @@ const requestSerializer = (req: LoggedRequest) => ({
   remotePort: req.socket?.remotePort,
 });
 
+const field = (record: Record<string, unknown>, key: string, name: string): unknown => {
+  const value = record[key];
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+};
+
 /**
- * The gateway's JSON logger: credential headers and query strings never serialized, and every line
- * passed through redactSecrets before it is written, so a secret in a message or error is removed too.
+ * On a terminal a request line reads `POST /mcp 200 3 ms`, and the fields a person rarely needs there
+ * (pid, host name, request id, the request and response objects) are left out; JSON keeps them all.
+ */
+const prettyMessage = (record: Record<string, unknown>, messageKey: string): string => {
+  const method = field(record, 'req', 'method');
+  const status = field(record, 'res', 'statusCode');
+  const message = String(record[messageKey] ?? '');
+  if (typeof method !== 'string' || typeof status !== 'number') return message;
+  const ms = typeof record.responseTime === 'number' ? ` ${record.responseTime.toFixed(1)} ms` : '';
+  return `${method} ${String(field(record, 'req', 'url'))} ${status}${ms}`;
+};
+
+/** Writes each (already redacted) JSON line as pino-pretty's one readable line, synchronously. */
+function prettyDestination(sink: DestinationStream): DestinationStream {
+  const pretty = prettyFactory({
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,reqId,req,res,responseTime',
+    messageFormat: prettyMessage,
+  });
+  return { write: (line: string) => sink.write(pretty(line)) };
+}
+
+/**
+ * The gateway's logger: credential headers and query strings never serialized, and every line passed
+ * through redactSecrets before it is written (and, in the pretty format, before it is prettified), so a
+ * secret in a message or error is removed in both formats.
  */
 export function createGatewayLogger(options: GatewayLoggerOptions): FastifyBaseLogger {
   const secrets = options.secrets ?? [];
+  const sink = options.destination ?? pino.destination(1);
   const logger = pino(
     {
       level: options.level,
@@ -52,7 +86,7 @@ export function createGatewayLogger(options: GatewayLoggerOptions): FastifyBaseL
       serializers: { req: requestSerializer },
       hooks: { streamWrite: (line) => redactSecrets(line, secrets) },
     },
-    options.destination ?? pino.destination(1),
+    options.format === 'pretty' ? prettyDestination(sink) : sink,
   );
   return logger as FastifyBaseLogger;
 }
