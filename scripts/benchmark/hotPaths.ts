@@ -32,6 +32,8 @@ export interface HotPathResult {
   readonly p99: number;
   readonly ceilingRps: number;
   readonly share: number;
+  /** 2026-07-28 only: the same request with the direct path off (the SDK's createMcpHandler answers). */
+  readonly sdkPath?: { readonly rps: number; readonly share: number };
   readonly bytes: number;
   readonly errors: number;
 }
@@ -65,7 +67,6 @@ const PATHS: readonly HotPath[] = [
     era: 'modern',
     method: 'skills/get',
     params: { uri: `skill://${SKILL}/SKILL.md` },
-    name: `skill://${SKILL}/SKILL.md`,
   },
   {
     label: 'prompts/get',
@@ -162,6 +163,10 @@ async function capture(url: string, path: HotPath, session: string): Promise<{ b
  */
 export async function hotPaths(root: string, seconds: number, connections = 20): Promise<HotPathResult[]> {
   const gateway = await startServer('gateway', root, 'namespaced', 'off', { BENCH_PROMPTS: '1' });
+  const sdkPath = await startServer('gateway', root, 'namespaced', 'off', {
+    BENCH_PROMPTS: '1',
+    BENCH_DIRECT: '0',
+  });
   const ceiling = await startServer('fastify-replay', root);
   try {
     const { ids } = await openSessions(gateway.url, connections);
@@ -183,12 +188,15 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
       // Two alternating rounds each; the better round of each side is kept.
       const mine = [];
       const theirs = [];
+      const sdk = [];
       for (let round = 0; round < 2; round++) {
         mine.push(await loadOnce(gateway.url, path, ids, connections, seconds));
         theirs.push(await loadOnce(ceiling.url, path, ids, connections, seconds));
+        if (path.era === 'modern') sdk.push(await loadOnce(sdkPath.url, path, ids, connections, seconds));
       }
       const best = mine.reduce((a, b) => (b.rps > a.rps ? b : a));
       const ceilingRps = Math.max(...theirs.map((t) => t.rps));
+      const sdkRps = sdk.length === 0 ? undefined : Math.max(...sdk.map((t) => t.rps));
       results.push({
         label: path.label,
         era: path.era,
@@ -197,6 +205,7 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
         p99: best.p99,
         ceilingRps,
         share: best.rps / ceilingRps,
+        ...(sdkRps === undefined ? {} : { sdkPath: { rps: sdkRps, share: sdkRps / ceilingRps } }),
         bytes: Buffer.byteLength(answer.body),
         errors: mine.reduce((n, m) => n + m.errors, 0),
       });
@@ -204,6 +213,7 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
     return results;
   } finally {
     await gateway.stop();
+    await sdkPath.stop();
     await ceiling.stop();
   }
 }

@@ -23,6 +23,7 @@ import {
   serverMemory,
   startServer,
 } from './support.js';
+import { upstreamOverhead } from './upstreamOverhead.js';
 import { upstreamTokens } from './upstreamTokens.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -132,6 +133,60 @@ async function upstreamTokenRows() {
   );
   notes.push(
     `Upstreams: ${servers.join(', ')} as auto skills; "direct" is every tool of the three servers (${direct.tools} tools) as a client listing them itself gets them.`,
+  );
+}
+
+/** Upstream servers behind skills: a trivial tool through skillgate against calling it directly. */
+async function upstreamOverheadRows() {
+  const result = await upstreamOverhead({ samples: QUICK ? 100 : 500, seconds: QUICK ? 2 : 8 });
+  results.upstream_overhead = result;
+  const { http, stdio } = result;
+  const added = http.gateway.p50Ms - http.direct.p50Ms;
+  row(
+    'upstreams',
+    'HTTP upstream call p50 via skillgate',
+    `${fmt(http.gateway.p50Ms, 2)} ms`,
+    `direct ${fmt(http.direct.p50Ms, 2)} ms`,
+    `+${fmt(added, 2)} ms`,
+    '<= +1 ms',
+    added <= 1,
+  );
+  const share = http.gateway.callsPerSecond / http.direct.callsPerSecond;
+  row(
+    'upstreams',
+    'HTTP upstream calls/s via skillgate (8 in flight)',
+    fmt(http.gateway.callsPerSecond),
+    `direct ${fmt(http.direct.callsPerSecond)}`,
+    `${fmt(share * 100, 1)}%`,
+    '>= 70%',
+    share >= 0.7,
+  );
+  row(
+    'upstreams',
+    'stdio upstream call p50 via skillgate',
+    `${fmt(stdio.gateway.p50Ms, 2)} ms`,
+    `direct ${fmt(stdio.direct.p50Ms, 2)} ms`,
+    `+${fmt(stdio.gateway.p50Ms - stdio.direct.p50Ms, 2)} ms`,
+    'reported',
+  );
+  row(
+    'upstreams',
+    'stdio upstream calls/s via skillgate (8 in flight)',
+    fmt(stdio.gateway.callsPerSecond),
+    `direct ${fmt(stdio.direct.callsPerSecond)}`,
+    `${fmt((stdio.gateway.callsPerSecond / stdio.direct.callsPerSecond) * 100, 1)}%`,
+    'reported',
+  );
+  row(
+    'upstreams',
+    'gateway memory per upstream connection (HTTP)',
+    `${fmt(result.bytesPerUpstream / 1024, 1)} KiB`,
+    `${result.upstreamsForMemory} upstreams vs none`,
+    '',
+    'reported',
+  );
+  notes.push(
+    'Upstream overhead: echo of the test upstream (packages/upstreams/test/fixtures/testUpstream.mjs); direct calls use the same v2 SDK client (HTTP: 2026-07-28, as the pool negotiates; stdio: 2025 era); via skillgate in eager mode, one 2025-era session.',
   );
 }
 
@@ -313,7 +368,7 @@ async function hotPathRows(root: string, seconds: number) {
       'hot paths',
       `${path.era === 'modern' ? '2026-07-28' : '2025 session'} ${path.label} req/s (p50 / p99 ms)`,
       `${fmt(path.rps)} (${path.p50} / ${path.p99})`,
-      `same bytes ${fmt(path.ceilingRps)}`,
+      `same bytes ${fmt(path.ceilingRps)}${path.sdkPath === undefined ? '' : `; SDK path ${fmt(path.sdkPath.rps)} (${fmt(path.sdkPath.share, 2)})`}`,
       fmt(path.share, 2),
       '>= 0.5',
       path.share >= 0.5,
@@ -550,6 +605,7 @@ try {
     ['1,000 skills', thousand],
   ]);
   await upstreamTokenRows();
+  await upstreamOverheadRows();
   await throughput(QUICK ? 2 : 6);
   results.replicas = await replicas({
     examples: EXAMPLES,

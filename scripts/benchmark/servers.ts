@@ -32,8 +32,11 @@ async function listedTools(): Promise<readonly ToolDefinition[]> {
 if (kind === 'gateway') {
   // SKILLGATE_REDIS_URL plus BENCH_KEY_PREFIX put the gateway's state in Redis (the replicas benchmark).
   const prefix = process.env.BENCH_KEY_PREFIX;
+  // BENCH_UPSTREAMS: the `upstreams` config section as JSON (the upstream overhead benchmark).
+  const upstreams = process.env.BENCH_UPSTREAMS;
   const config = parseConfig(
     {
+      ...(upstreams === undefined ? {} : { upstreams: JSON.parse(upstreams) as unknown }),
       ...(prefix === undefined ? {} : { state: { backend: 'redis', key_prefix: prefix } }),
       skills: { roots: [root], disclosure, prompts: process.env.BENCH_PROMPTS === '1' },
       rate_limit: { requests_per_second: 0 },
@@ -43,7 +46,8 @@ if (kind === 'gateway') {
     },
     { baseDir: process.cwd() },
   );
-  const gateway = await createGateway(config);
+  // BENCH_DIRECT=0: every 2026-07-28 request takes the SDK's path (hotPaths.ts measures both).
+  const gateway = await createGateway(config, { directAnswers: process.env.BENCH_DIRECT !== '0' });
   gateway.app.get('/__bench/mem', async () => memory());
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));

@@ -109,6 +109,31 @@ describe('bounded file reads through the gateway', () => {
     await c.close();
   });
 
+  it('a 4 GiB sparse file in a skill: skipped at load before it is read or hashed, reported, and the rest is served', async () => {
+    const root = await skillRoot({
+      'probe/SKILL.md': skillMd('probe'),
+      'probe/assets/huge.bin': '',
+      'probe/ok.md': 'still fine',
+    });
+    await truncate(join(root, 'probe', 'assets', 'huge.bin'), 4 * 2 ** 30);
+    const { url, gateway } = await start(root);
+    const files = gateway.runtime.catalogs.current.skills.get('probe')?.skill.files.map((f) => f.path);
+    expect(files).toEqual(['ok.md']);
+    expect(gateway.runtime.catalogs.current.problems).toContainEqual(
+      expect.objectContaining({
+        code: 'FILE_SKIPPED',
+        file: join(root, 'probe', 'assets', 'huge.bin'),
+        reason: `assets/huge.bin: ${4 * 2 ** 30} bytes, over the ${64 * 2 ** 20}-byte limit (skills.max_file_bytes); not served, and not read or hashed`,
+      }),
+    );
+    const c = await connectClient(url);
+    const read = (path: string) =>
+      c.client.callTool({ name: 'read_skill_file', arguments: { skill: 'probe', path } });
+    expect(textOf(await read('ok.md'))).toBe('still fine');
+    expect((await read('assets/huge.bin')).isError).toBe(true);
+    await c.close();
+  });
+
   it('a FIFO as SKILL.md: the gateway still starts listening, serves the other skills, and reloads finish', async () => {
     const root = await skillRoot({
       'good/SKILL.md': skillMd('good'),

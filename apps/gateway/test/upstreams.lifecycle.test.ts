@@ -120,6 +120,7 @@ describe('upstreams in the gateway', () => {
       config,
       JSON.stringify({
         server: { port: 0 },
+        skills: { roots: [join(REPO_ROOT, 'examples/skills')] },
         upstreams: [
           { id: 'local', command: [process.execPath, TEST_UPSTREAM, '--pid-file', pidFile, '--spawn-child'] },
         ],

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_SKILL_MD_BYTES,
   DISCLOSURES,
   MAX_DESCRIPTION_CHARS,
@@ -186,6 +187,12 @@ const skillsSchema = z.strictObject({
     .max(16_777_216)
     .default(DEFAULT_MAX_SKILL_MD_BYTES)
     .describe('Largest SKILL.md served; a larger one refuses its skill (reported by validate).'),
+  max_file_bytes: count(1024)
+    .max(2 ** 40)
+    .default(DEFAULT_MAX_FILE_BYTES)
+    .describe(
+      'Largest file of a skill served (read or run); a larger one is skipped before it is read or hashed (reported by validate).',
+    ),
   max_description_chars: count(16)
     .max(MAX_DESCRIPTION_CHARS)
     .default(MAX_DESCRIPTION_CHARS)

@@ -57,6 +57,7 @@ describe('loadConfig from a file', () => {
         watch: true,
         watch_debounce_ms: 50,
         max_skill_md_bytes: 65_536,
+        max_file_bytes: 1_048_576,
         max_description_chars: 512,
         max_instructions_chars: 8192,
         allow_missing_roots: true,

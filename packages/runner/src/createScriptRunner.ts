@@ -21,15 +21,20 @@ import type {
   ScriptRunner,
 } from './types.js';
 
+const MIB = 1024 * 1024;
 // setTimeout fires at once for longer delays, which would kill every script on spawn.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NO_LIMITS: ScriptLimits = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
+// The pipes of bwrap's --info-fd and --block-fd (spawnScript's syncPipes): the only descriptors above stdio
+// a run keeps, besides the watchdog's fd 5 until it registered.
+const HANDSHAKE_FDS = [3, 4] as const;
 // Processes of a sandboxed run that are not the script's: bwrap outside and bwrap as pid 1 inside.
 const BWRAP_PROCESSES = 2;
 
 /** A guard that does nothing, for hosts where even the watchdog cannot start. */
 const NO_GUARD: ProcessGuard = {
   cgroup: false,
+  memoryCgroup: false,
   watchdog: false,
   sweptProcesses: 0,
   registration: undefined,
@@ -50,6 +55,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   const resolver = createCommandResolver({ interpreters: options.interpreters, sandbox: layout });
   // Inside the sandbox it must sit in the system directories, which /usr/bin and /bin are.
   const prlimit = findExecutable('prlimit', '/usr/bin:/bin');
+  // The wrapper's shell, visible inside the sandbox too: bash closes inherited descriptors of any number.
+  const shell = findExecutable('bash', '/usr/bin:/bin');
   const pool = createSlotPool(options);
   const running = new Set<RunningScript>();
   const guarded = createProcessGuard().catch(() => NO_GUARD);
@@ -61,6 +68,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       ...(options.sandbox?.reason === undefined ? {} : { reason: options.sandbox.reason }),
       network: bwrap === undefined ? true : network,
       cgroup: guard.cgroup,
+      memoryCgroup: guard.memoryCgroup,
       watchdog: guard.watchdog,
       sweptProcesses: guard.sweptProcesses,
     });
@@ -107,7 +115,12 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       exited: (pid) => guard.untrack(pid),
       async settle(raw) {
         const result = bwrap === undefined ? raw : sandboxExitStatus(raw);
-        const limit = limitExceeded(result, limits, cgroup?.hitPidsLimit() ?? false);
+        const limit = limitExceeded(
+          result,
+          limits,
+          cgroup?.hitPidsLimit() ?? false,
+          cgroup?.hitMemoryLimit() ?? false,
+        );
         return limit === undefined ? result : { ...result, limit_exceeded: limit };
       },
     };
@@ -149,7 +162,10 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
       const guard = await guarded;
       const overhead = bwrap === undefined ? 0 : BWRAP_PROCESSES;
-      cgroup = await guard.openRun(limits.processes > 0 ? limits.processes + overhead : 0);
+      cgroup = await guard.openRun({
+        processes: limits.processes > 0 ? limits.processes + overhead : 0,
+        memoryBytes: limits.memoryMb * MIB,
+      });
       const seconds = Math.min(
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
         options.maxTimeoutSeconds,
@@ -160,9 +176,11 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         command,
         watchdog: watchdogPipe !== undefined,
         // Sandboxed runs join while bwrap sets up (admit); the others join in the wrapper, first thing.
-        procsFile: handshake ? undefined : cgroup?.procsFile,
+        procsFiles: handshake || cgroup === undefined ? [] : cgroup.procsFiles,
         prlimit,
         limits,
+        shell,
+        keepFds: handshake ? HANDSHAKE_FDS : [],
         sandbox:
           bwrap === undefined || layout === undefined
             ? undefined

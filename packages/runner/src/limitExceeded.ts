@@ -10,10 +10,13 @@ export function limitExceeded(
   result: RunResult,
   limits: ScriptLimits,
   pidsLimitHit: boolean,
+  memoryLimitHit = false,
 ): LimitName | undefined {
   if (result.timed_out) return undefined;
   if (result.signal === 'SIGXCPU') return 'cpu_seconds';
   if (result.signal === 'SIGXFSZ') return 'file_bytes';
+  // The run's memory cgroup counts the processes the kernel killed for going over it (docs/sandbox.md).
+  if (memoryLimitHit) return 'memory';
   // The cgroup counts every fork the pids limit refused, whether or not the script survived it.
   if (pidsLimitHit) return 'processes';
   if (result.exit_code === 0) return undefined;

@@ -6,30 +6,44 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** One run's cgroup (cgroup v1 pids controller). */
+/** One run's cgroups (cgroup v1: pids, and memory when the run has a memory limit). */
 export interface RunCgroup {
-  /** The file the run's first process writes its pid to. */
+  /** The pids cgroup's cgroup.procs. */
   readonly procsFile: string;
+  /** Every cgroup.procs file the run's first process joins: the pids one, then the memory one. */
+  readonly procsFiles: readonly string[];
   /** Moves a process (and its threads) into the cgroup; without waiting for it on the event loop. */
   add(pid: number): Promise<void>;
   /** Sends `signal` to every process in the cgroup except `except`. */
   signal(signal: NodeJS.Signals, except?: number): void;
   /** Whether the pids limit refused a fork during the run. */
   hitPidsLimit(): boolean;
+  /** Whether the kernel killed a process of the run for going over its memory cgroup's limit. */
+  hitMemoryLimit(): boolean;
   /** Kills whatever is left and removes the cgroup. */
   remove(): Promise<void>;
+}
+
+/** What one run's cgroups allow; 0 = no limit. */
+export interface RunCgroupLimits {
+  /** Tasks (processes and threads) at once. */
+  readonly processes: number;
+  /** Memory of all the run's processes together (page cache and tmpfs included), in bytes. */
+  readonly memoryBytes: number;
 }
 
 /** Makes sure no script process outlives its run or the gateway (docs/sandbox.md). */
 export interface ProcessGuard {
   /** Whether runs get their own cgroup. */
   readonly cgroup: boolean;
+  /** Whether runs with a memory limit also get a memory cgroup (v1 memory controller). */
+  readonly memoryCgroup: boolean;
   /** Whether the watchdog process is running. */
   readonly watchdog: boolean;
   /** Script processes of earlier, dead gateways killed at start-up. */
   readonly sweptProcesses: number;
-  /** A new cgroup allowing `processes` tasks (0 = no limit), or undefined without cgroups. */
-  openRun(processes: number): Promise<RunCgroup | undefined>;
+  /** New cgroups for one run, or undefined without cgroups. */
+  openRun(limits: RunCgroupLimits): Promise<RunCgroup | undefined>;
   /**
    * The gateway's end of the watchdog's pipe, for a run's first process to inherit (as fd 5) and register
    * itself on; undefined without a watchdog.
@@ -55,18 +69,23 @@ while IFS= read -r line; do
   fi
 done
 for pgid in "\${!groups[@]}"; do kill -KILL -- "-$pgid" 2>/dev/null; done
-dir=$1
-[ -n "$dir" ] || exit 0
-for ((round = 0; round < 400; round++)); do
-  for run in "$dir"/*/; do
-    [ -d "$run" ] || continue
-    while read -r pid; do kill -KILL "$pid" 2>/dev/null; done <"\${run}cgroup.procs"
-    rmdir "$run" 2>/dev/null
+sweep() {
+  local dir=$1 round run pid
+  for ((round = 0; round < 400; round++)); do
+    for run in "$dir"/*/; do
+      [ -d "$run" ] || continue
+      while read -r pid; do kill -KILL "$pid" 2>/dev/null; done <"\${run}cgroup.procs"
+      rmdir "$run" 2>/dev/null
+    done
+    rmdir "$dir" 2>/dev/null && return
+    [ -d "$dir" ] || return
+    sleep 0.05
   done
-  rmdir "$dir" 2>/dev/null && exit 0
-  [ -d "$dir" ] || exit 0
-  sleep 0.05
-done`;
+}
+for dir in "$@"; do
+  [ -n "$dir" ] && sweep "$dir"
+done
+exit 0`;
 
 // Directory names of gateways: <pid>-<start time in clock ticks>-<random>, so a reused pid is told apart.
 const OWNER = /^(\d+)-(\d+)-[0-9a-f]+$/;
@@ -75,34 +94,45 @@ const OWNER = /^(\d+)-(\d+)-[0-9a-f]+$/;
 export interface ProcessGuardOptions {
   /** Parent folder of every gateway's run cgroups; default: `skillgate` in this process's pids cgroup. */
   readonly cgroupRoot?: string | null;
+  /** The same for memory cgroups; default: `skillgate` in this process's memory cgroup (v1). */
+  readonly memoryCgroupRoot?: string | null;
+}
+
+/** This gateway's folder under `root` (after sweeping dead gateways' folders there), or undefined. */
+async function ownFolder(root: string, name: string): Promise<{ dir?: string; swept: number }> {
+  try {
+    await mkdir(root, { recursive: true });
+    const swept = await sweepDeadGateways(root);
+    const candidate = join(root, name);
+    await mkdir(candidate);
+    if (await canJoin(candidate)) return { dir: candidate, swept };
+    await drain(candidate);
+    return { swept };
+  } catch {
+    return { swept: 0 };
+  }
 }
 
 /** Sets up run cgroups (when the pids controller is writable), sweeps those of dead gateways, starts the watchdog. */
 export async function createProcessGuard(options: ProcessGuardOptions = {}): Promise<ProcessGuard> {
-  const root = options.cgroupRoot === undefined ? pidsCgroupRoot() : (options.cgroupRoot ?? undefined);
-  let sweptProcesses = 0;
-  let dir: string | undefined;
-  if (root !== undefined) {
-    try {
-      await mkdir(root, { recursive: true });
-      sweptProcesses = await sweepDeadGateways(root);
-      const candidate = join(
-        root,
-        `${process.pid}-${startTime(process.pid)}-${randomBytes(4).toString('hex')}`,
-      );
-      await mkdir(candidate);
-      dir = (await canJoin(candidate)) ? candidate : undefined;
-      if (dir === undefined) await drain(candidate);
-    } catch {
-      dir = undefined;
-    }
-  }
+  const root = options.cgroupRoot === undefined ? v1CgroupRoot('pids') : (options.cgroupRoot ?? undefined);
+  const name = `${process.pid}-${startTime(process.pid)}-${randomBytes(4).toString('hex')}`;
+  const pids = root === undefined ? { swept: 0 } : await ownFolder(root, name);
+  const dir = pids.dir;
+  let sweptProcesses = pids.swept;
+  // A memory cgroup only ever comes with a pids one: the pids cgroup is what ends a run's processes.
+  const memoryRoot =
+    options.memoryCgroupRoot === undefined ? v1CgroupRoot('memory') : (options.memoryCgroupRoot ?? undefined);
+  const memory =
+    dir === undefined || memoryRoot === undefined ? { swept: 0 } : await ownFolder(memoryRoot, name);
+  const memoryDir = memory.dir;
+  sweptProcesses += memory.swept;
 
   const bash = ['/bin/bash', '/usr/bin/bash'].find((path) => existsSync(path));
   const watchdog =
     bash === undefined
       ? undefined
-      : spawn(bash, ['-c', WATCHDOG, 'skillgate-watchdog', dir ?? ''], {
+      : spawn(bash, ['-c', WATCHDOG, 'skillgate-watchdog', dir ?? '', memoryDir ?? ''], {
           cwd: '/',
           stdio: ['pipe', 'ignore', 'ignore'],
           // Its own session, so a Ctrl-C or group kill aimed at the gateway leaves it to do its job.
@@ -128,16 +158,32 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
     get cgroup() {
       return dir !== undefined;
     },
+    get memoryCgroup() {
+      return memoryDir !== undefined;
+    },
     get watchdog() {
       return watching;
     },
     sweptProcesses,
-    async openRun(processes) {
+    async openRun({ processes, memoryBytes }) {
       if (dir === undefined) return undefined;
-      const runDir = join(dir, String(++runs));
+      const run = String(++runs);
+      const runDir = join(dir, run);
       await mkdir(runDir);
       if (processes > 0) await writeFile(join(runDir, 'pids.max'), String(processes));
-      return runCgroup(runDir);
+      if (memoryDir === undefined || memoryBytes <= 0) return runCgroup(runDir, undefined);
+      const memoryRunDir = join(memoryDir, run);
+      try {
+        await mkdir(memoryRunDir);
+        await writeFile(join(memoryRunDir, 'memory.limit_in_bytes'), String(memoryBytes));
+      } catch (error) {
+        await drain(runDir);
+        await drain(memoryRunDir);
+        throw error;
+      }
+      // With swap accounting, swap counts too, so the limit cannot be dodged by swapping out.
+      await writeFile(join(memoryRunDir, 'memory.memsw.limit_in_bytes'), String(memoryBytes)).catch(() => {});
+      return runCgroup(runDir, memoryRunDir);
     },
     get registration() {
       return watching && pipe?.writable === true ? pipe : undefined;
@@ -149,16 +195,19 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
       // EOF tells the watchdog to sweep this guard's cgroups and exit; it needs no waiting for.
       pipe?.end();
       if (!watching && dir !== undefined) await drain(dir);
+      if (!watching && memoryDir !== undefined) await drain(memoryDir);
     },
   };
 }
 
-function runCgroup(dir: string): RunCgroup {
+function runCgroup(dir: string, memoryDir: string | undefined): RunCgroup {
   const procsFile = join(dir, 'cgroup.procs');
+  const procsFiles = memoryDir === undefined ? [procsFile] : [procsFile, join(memoryDir, 'cgroup.procs')];
   return {
     procsFile,
+    procsFiles,
     async add(pid) {
-      await writeFile(procsFile, String(pid));
+      for (const file of procsFiles) await writeFile(file, String(pid));
     },
     signal(signal, except) {
       for (const pid of readPids(procsFile)) {
@@ -173,8 +222,18 @@ function runCgroup(dir: string): RunCgroup {
         return false;
       }
     },
+    hitMemoryLimit() {
+      if (memoryDir === undefined) return false;
+      try {
+        const control = readFileSync(join(memoryDir, 'memory.oom_control'), 'utf8');
+        return Number(/^oom_kill (\d+)/m.exec(control)?.[1] ?? 0) > 0;
+      } catch {
+        return false;
+      }
+    },
     async remove() {
       await drain(dir);
+      if (memoryDir !== undefined) await drain(memoryDir);
     },
   };
 }
@@ -239,18 +298,18 @@ async function canJoin(dir: string): Promise<boolean> {
   }
 }
 
-// The folder for skillgate's cgroups inside this process's own pids cgroup (v1), from mountinfo.
-function pidsCgroupRoot(): string | undefined {
+// The folder for skillgate's cgroups inside this process's own cgroup of a v1 controller, from mountinfo.
+function v1CgroupRoot(controller: 'pids' | 'memory'): string | undefined {
   try {
     const own = readFileSync('/proc/self/cgroup', 'utf8')
       .split('\n')
       .map((line) => /^\d+:([^:]*):(.*)$/.exec(line))
-      .find((m) => m?.[1]?.split(',').includes('pids'))?.[2];
+      .find((m) => m?.[1]?.split(',').includes(controller))?.[2];
     if (own === undefined) return undefined;
     for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
       const [mount, fs] = line.split(' - ');
       const [type, , superOptions = ''] = fs?.split(' ') ?? [];
-      if (type !== 'cgroup' || !superOptions.split(',').includes('pids')) continue;
+      if (type !== 'cgroup' || !superOptions.split(',').includes(controller)) continue;
       const fields = mount?.split(' ') ?? [];
       const mountRoot = unescapeMountPath(fields[3] ?? '/');
       const mountPoint = unescapeMountPath(fields[4] ?? '');

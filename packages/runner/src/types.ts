@@ -13,7 +13,7 @@ export type SandboxMode = 'auto' | 'bwrap' | 'off';
 
 /** Per-run resource limits, from `scripts.limits`; 0 means no limit. */
 export interface ScriptLimits {
-  /** Data segment (heap) of each process, in MiB (RLIMIT_DATA). */
+  /** Memory of the whole run in MiB (a memory cgroup where available), and data segment of each process (RLIMIT_DATA). */
   readonly memoryMb: number;
   /** Processes and threads of one run (a cgroup pids limit where available; RLIMIT_NPROC inside the sandbox). */
   readonly processes: number;
@@ -48,6 +48,8 @@ export interface IsolationReport {
   readonly network: boolean;
   /** Whether each run gets its own cgroup (pids limit, kill of every process it left). */
   readonly cgroup: boolean;
+  /** Whether each run also gets a memory cgroup, so `memory_mb` bounds the whole run, not each process. */
+  readonly memoryCgroup: boolean;
   /** Whether a watchdog kills the runs' processes if the gateway dies without closing the runner. */
   readonly watchdog: boolean;
   /** Script processes of earlier, dead gateways killed at start-up. */

@@ -6,7 +6,7 @@ const HOSTILE = ['$(touch /tmp/pwned)', '"; rm -rf / #', '`id`'];
 const base = {
   command: ['/usr/bin/python3', '/skills/a/scripts/x.py', ...HOSTILE],
   watchdog: true,
-  procsFile: undefined,
+  procsFiles: [],
   prlimit: '/usr/bin/prlimit',
   limits: NO_LIMITS,
 };
@@ -28,16 +28,24 @@ describe('launchCommand', () => {
   });
 
   it('registers with the watchdog and joins the cgroup outside, then runs the command without limits when none are set', () => {
-    const { args } = launchCommand({ ...base, procsFile: '/sys/fs/cgroup/pids/x/1/cgroup.procs' });
-    expect(args.slice(2, 5)).toEqual(['skillgate-run', '5', '/sys/fs/cgroup/pids/x/1/cgroup.procs']);
-    expect(args.slice(5)).toEqual(base.command);
+    const { args } = launchCommand({
+      ...base,
+      procsFiles: ['/sys/fs/cgroup/pids/x/1/cgroup.procs', '/sys/fs/cgroup/memory/x/1/cgroup.procs'],
+    });
+    expect(args.slice(2, 6)).toEqual([
+      'skillgate-run',
+      '5',
+      '/sys/fs/cgroup/pids/x/1/cgroup.procs\n/sys/fs/cgroup/memory/x/1/cgroup.procs',
+      '',
+    ]);
+    expect(args.slice(6)).toEqual(base.command);
     expect(launchCommand({ ...base, watchdog: false }).args.slice(2, 4)).toEqual(['skillgate-run', '']);
   });
 
   it('sets the limits with prlimit; the process limit only inside the sandbox', () => {
     const limits = { memoryMb: 64, processes: 8, fileBytes: 1024, cpuSeconds: 2 };
     const plain = launchCommand({ ...base, limits }).args;
-    expect(plain.slice(5, plain.indexOf('--') + 1)).toEqual([
+    expect(plain.slice(6, plain.indexOf('--') + 1)).toEqual([
       '/usr/bin/prlimit',
       `--data=${64 * 1024 * 1024}`,
       '--fsize=1024',
@@ -51,13 +59,15 @@ describe('launchCommand', () => {
       sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
     }).args;
     // Outside: the wrapper execs bwrap; inside: the wrapper again (no watchdog, no cgroup), then prlimit.
-    expect(sandboxed.slice(5, 12)).toEqual([
+    expect(sandboxed.slice(6, 15)).toEqual([
       '/usr/bin/bwrap',
       '--',
       '/bin/sh',
       '-c',
       plain[1],
       'skillgate-run',
+      '',
+      '',
       '',
     ]);
     expect(sandboxed).toContain('--nproc=9');
@@ -66,6 +76,29 @@ describe('launchCommand', () => {
 
   it('skips the limits when prlimit is not installed', () => {
     const { args } = launchCommand({ ...base, prlimit: undefined, limits: { ...NO_LIMITS, memoryMb: 64 } });
-    expect(args.slice(5)).toEqual(base.command);
+    expect(args.slice(6)).toEqual(base.command);
+  });
+
+  it("keeps only the descriptors it is told to (bwrap's pipes) outside, none inside, under the given shell", () => {
+    const { file, args } = launchCommand({
+      ...base,
+      shell: '/usr/bin/bash',
+      keepFds: [3, 4],
+      sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
+    });
+    expect(file).toBe('/usr/bin/bash');
+    expect(args.slice(2, 6)).toEqual(['skillgate-run', '5', '', '3 4']);
+    // Inside the sandbox the wrapper runs again, with nothing to keep.
+    expect(args.slice(6, 15)).toEqual([
+      '/usr/bin/bwrap',
+      '--',
+      '/usr/bin/bash',
+      '-c',
+      args[1],
+      'skillgate-run',
+      '',
+      '',
+      '',
+    ]);
   });
 });

@@ -23,6 +23,14 @@ describe('limitExceeded', () => {
     expect(limitExceeded(result({ exit_code: null, signal: 'SIGXFSZ' }), LIMITS, false)).toBe('file_bytes');
   });
 
+  it("names the memory limit whenever the run's memory cgroup had a process killed, whatever it printed", () => {
+    expect(limitExceeded(result({ exit_code: null, signal: 'SIGKILL' }), LIMITS, false, true)).toBe('memory');
+    expect(limitExceeded(result({ exit_code: 1 }), LIMITS, true, true)).toBe('memory');
+    expect(
+      limitExceeded(result({ exit_code: null, signal: 'SIGKILL' }), LIMITS, false, false),
+    ).toBeUndefined();
+  });
+
   it('names the process limit whenever the cgroup refused a fork, even if the script coped', () => {
     expect(limitExceeded(result({ exit_code: 0 }), LIMITS, true)).toBe('processes');
   });

@@ -58,7 +58,7 @@ describe('run cgroups', () => {
 
   it('cap the processes of a run, count the refused forks, and take everything down on removal', async () => {
     const guard = await createProcessGuard();
-    const run = await guard.openRun(4);
+    const run = await guard.openRun({ processes: 4, memoryBytes: 0 });
     if (run === undefined) throw new Error('no run cgroup');
     const child = spawn(
       '/bin/sh',

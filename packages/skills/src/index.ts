@@ -21,7 +21,7 @@ export { type BoundedRead, type ReadBoundedOptions, readBounded } from './files/
 export { readServedFile } from './files/readServedFile.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './load/parseSkillMd.js';
-export { MAX_FILES_PER_SKILL } from './load/scanSkillFiles.js';
+export { DEFAULT_MAX_FILE_BYTES, MAX_FILES_PER_SKILL } from './load/scanSkillFiles.js';
 export { fileToolSuffix } from './names/fileToolSuffix.js';
 export { sanitizeName } from './names/sanitizeName.js';
 export {

@@ -315,6 +315,8 @@ export interface LoadSkillsOptions {
   readonly interpreterExtensions?: readonly string[];
   /** Largest SKILL.md read; a larger one refuses its skill (default DEFAULT_MAX_SKILL_MD_BYTES). */
   readonly maxSkillMdBytes?: number;
+  /** Largest other file served; a larger one is skipped before it is read (default DEFAULT_MAX_FILE_BYTES). */
+  readonly maxFileBytes?: number;
   /** Longest description served (default and ceiling 1024, the specification's limit). */
   readonly maxDescriptionChars?: number;
   /** Hash every served file at load (default true); without, entries list their resources as `dynamic`. */
@@ -354,6 +356,7 @@ export type SkillsErrorCode =
   | 'OPTION_INVALID'
   | 'FILE_NOT_REGULAR'
   | 'FILE_CHANGED'
+  | 'FILE_TOO_LARGE'
   | 'FILE_UNREADABLE'
   | 'FILE_TIMEOUT'
   | 'FILE_BUSY';

@@ -44,12 +44,12 @@ export function createStdioServerTransport(
       return child?.pid;
     },
     async start() {
-      cgroup = await options.guard.openRun(0);
+      cgroup = await options.guard.openRun({ processes: 0, memoryBytes: 0 });
       const registration = options.guard.registration;
       const { file, args } = launchCommand({
         command: options.command,
         watchdog: registration !== undefined,
-        procsFile: cgroup?.procsFile,
+        procsFiles: cgroup?.procsFiles ?? [],
         prlimit: undefined,
         limits: NO_LIMITS,
       });

@@ -57,6 +57,7 @@ const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
   validation: config.skills.validation,
   interpreterExtensions: Object.keys(config.scripts.interpreters),
   maxSkillMdBytes: config.skills.max_skill_md_bytes,
+  maxFileBytes: config.skills.max_file_bytes,
   maxDescriptionChars: config.skills.max_description_chars,
 });
 

@@ -15,6 +15,8 @@ export interface ServedProcess {
 export async function serveProcess(
   config: string,
   env: NodeJS.ProcessEnv = process.env,
+  /** More stdio entries for fds 3, 4, ...: what a supervisor hands the gateway without close-on-exec. */
+  extraStdio: ReadonlyArray<number | 'pipe'> = [],
 ): Promise<ServedProcess> {
   const proc = spawn(
     process.execPath,
@@ -27,7 +29,7 @@ export async function serveProcess(
       '--config',
       config,
     ],
-    { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe', ...extraStdio] },
   );
   const url = await new Promise<URL>((resolve, reject) => {
     let out = '';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SkillsError } from '../skillsError.js';
 import type { FileOpOptions } from './boundedFileOp.js';
 import { looksBinary, SNIFF_BYTES } from './looksBinary.js';
 import { closeBounded, closeQuietly, openRegularFile, readFully } from './openRegularFile.js';
@@ -11,6 +12,8 @@ const CHUNK_BYTES = 64 * 1024;
 export interface InspectFileOptions extends FileOpOptions {
   /** When true, the whole file is read and hashed; otherwise only its head is read. */
   readonly digest: boolean;
+  /** A larger file is refused with FILE_TOO_LARGE before a byte of it is read (default: no cap). */
+  readonly maxBytes?: number;
 }
 
 /** What scanning learns about one served file, from one open handle. */
@@ -30,6 +33,10 @@ export interface FileFacts {
  */
 export async function inspectFile(path: string, options: InspectFileOptions): Promise<FileFacts> {
   const { handle, stats } = await openRegularFile(path, options);
+  if (options.maxBytes !== undefined && stats.size > options.maxBytes) {
+    closeQuietly(handle);
+    throw new SkillsError('FILE_TOO_LARGE', `${stats.size} bytes, over the ${options.maxBytes}-byte limit`);
+  }
   const hash = options.digest ? createHash('sha256') : undefined;
   let position: number;
   let isBinary: boolean;

@@ -139,6 +139,7 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
     scan = await scanSkillFiles(dir, parsed.skill.name, {
       digests: options.digests ?? true,
       realDir: dirReal,
+      ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
       ...timeout,
       ...(options.interpreterExtensions === undefined
         ? {}

@@ -12,6 +12,9 @@ import { isRunnableScript } from './isRunnableScript.js';
 /** Most files served per skill; the rest are reported and left out. */
 export const MAX_FILES_PER_SKILL = 1000;
 
+/** Default cap on the size of a served file (config `skills.max_file_bytes`): 64 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 67_108_864;
+
 const VENDORED_DIRS = new Set(['node_modules', '__pycache__', '.venv', 'venv', 'bower_components']);
 
 /** Options of scanSkillFiles. */
@@ -20,6 +23,8 @@ export interface ScanOptions extends FileOpOptions {
   readonly digests?: boolean;
   /** Extensions with a configured interpreter; when given, other non-shebang files under `scripts/` get no run tool. */
   readonly interpreterExtensions?: readonly string[];
+  /** Largest file served; a larger one is skipped before it is read or hashed (default DEFAULT_MAX_FILE_BYTES). */
+  readonly maxFileBytes?: number;
   /** Real path of `skillDir` when the caller resolved it already (default: resolved here). */
   readonly realDir?: string;
 }
@@ -180,7 +185,11 @@ async function addFile(walk: Walk, path: string, absolutePath: string, fsPath: s
   try {
     // The opened handle decides: a file swapped for a FIFO or a symlink since readdir, or a folder on its
     // way swapped for a symlink, is refused here.
-    facts = await inspectFile(absolutePath, { ...walk.options, digest: walk.options.digests ?? true });
+    facts = await inspectFile(absolutePath, {
+      ...walk.options,
+      digest: walk.options.digests ?? true,
+      maxBytes: walk.options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    });
   } catch (error) {
     const code = errorCode(error);
     skip(
@@ -190,7 +199,9 @@ async function addFile(walk: Walk, path: string, absolutePath: string, fsPath: s
         ? `${path}: not a regular file`
         : code === 'FILE_CHANGED'
           ? `${path}: changed while the skill was scanned`
-          : `${path}: cannot read (${code})`,
+          : code === 'FILE_TOO_LARGE'
+            ? `${path}: ${(error as Error).message} (skills.max_file_bytes); not served, and not read or hashed`
+            : `${path}: cannot read (${code})`,
     );
     return;
   }
