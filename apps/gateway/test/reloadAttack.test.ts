@@ -48,6 +48,10 @@ async function addSkills(): Promise<void> {
         join(staging, name, 'SKILL.md'),
         `---\nname: ${name}\ndescription: Added skill ${i}, for task ${i}.\n---\nRead the notes.\n`,
       );
+      // A few files each, so that building the catalog takes several slices even on a fast, idle machine.
+      await mkdir(join(staging, name, 'references'));
+      for (const note of ['a', 'b', 'c'])
+        await writeFile(join(staging, name, 'references', `${note}.md`), `Note ${note} of ${name}.\n`);
     }),
   );
   for (const name of names) await rename(join(staging, name), join(root, name));
@@ -70,7 +74,9 @@ describe('adding 1,000 skills under watch', () => {
         const [buildsAtSend, swapsAtSend] = [builds(), swaps];
         const building = buildsAtSend > swapsAtSend;
         await healthy.client.listTools();
-        if (building && swaps === swapsAtSend) answeredDuringBuild += 1;
+        // Answered while a build was under way: sent during one and answered before its swap, or answered
+        // after a build started and before it swapped.
+        if ((building && swaps === swapsAtSend) || builds() > swaps) answeredDuringBuild += 1;
       }
     })();
     await addSkills();
