@@ -138,14 +138,17 @@ describe('stdio upstreams', () => {
     const seen: unknown[] = [];
     const result = await pool.call('local', 'progress', { steps: 3 }, { onProgress: (p) => seen.push(p) });
     expect(textOf(result)).toBe('done 3');
-    // Passed on in order, each once. The SDK's v2 client may drop a notification that arrives right before
-    // its result (docs/upstreams.md, failure modes), which under load can be the last step: a prefix, not all.
+    // What arrives is passed on in order, each once, with its values. The SDK's v2 client may drop
+    // notifications read in the same chunk as the result (docs/upstreams.md, failure modes): under load that
+    // can be every step, so what arrived is checked as a prefix. The gateway's upstream tests check delivery.
     const steps = [
       { progress: 1, total: 3, message: 'step 1' },
       { progress: 2, total: 3, message: 'step 2' },
       { progress: 3, total: 3, message: 'step 3' },
     ];
-    expect(seen.length).toBeGreaterThan(0);
+    expect((result as { structuredContent?: unknown }).structuredContent).toEqual({
+      progressRequested: true,
+    });
     expect(seen).toEqual(steps.slice(0, seen.length));
   });
 
