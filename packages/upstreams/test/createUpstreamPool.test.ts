@@ -146,9 +146,6 @@ describe('stdio upstreams', () => {
       { progress: 2, total: 3, message: 'step 2' },
       { progress: 3, total: 3, message: 'step 3' },
     ];
-    expect((result as { structuredContent?: unknown }).structuredContent).toEqual({
-      progressRequested: true,
-    });
     expect(seen).toEqual(steps.slice(0, seen.length));
   });
 
