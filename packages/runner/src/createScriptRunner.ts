@@ -1,7 +1,8 @@
 import { findExecutable } from './findExecutable.js';
+import { createProcessGuard, type ProcessGuard } from './guard/processGuard.js';
+import type { RunCgroup } from './guard/runCgroup.js';
 import { launchCommand } from './launchCommand.js';
 import { limitExceeded } from './limitExceeded.js';
-import { createProcessGuard, type ProcessGuard, type RunCgroup } from './processGuard.js';
 import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
 import { sandboxArguments } from './sandbox/sandboxArguments.js';

@@ -1,12 +1,12 @@
 export { createScriptRunner } from './createScriptRunner.js';
-export { lastLines } from './lastLines.js';
-export { type LaunchSpec, launchCommand } from './launchCommand.js';
 export {
   createProcessGuard,
   type ProcessGuard,
   type ProcessGuardOptions,
-  type RunCgroup,
-} from './processGuard.js';
+} from './guard/processGuard.js';
+export type { RunCgroup } from './guard/runCgroup.js';
+export { lastLines } from './lastLines.js';
+export { type LaunchSpec, launchCommand } from './launchCommand.js';
 export { RunnerError } from './runnerError.js';
 export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
 export type {

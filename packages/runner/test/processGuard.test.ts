@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createProcessGuard } from '../src/processGuard.js';
+import { createProcessGuard } from '../src/guard/processGuard.js';
 import { isAlive, waitGone } from './helpers.js';
 
 // Root with a writable cgroup v1 pids hierarchy (the CI machine): run cgroups are available.

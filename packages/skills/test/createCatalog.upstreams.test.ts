@@ -210,10 +210,14 @@ describe('createCatalog with upstreams: views', () => {
 
   it('namespaced lists call tools once the skill is unlocked, and calls before are locked', () => {
     expect(names(catalog, view('namespaced'))).toEqual(['skill_alpha_get_info', 'skill_github_get_info']);
-    expect(catalog.access('skill_github_call_create_issue', view('namespaced'))).toBe('locked');
+    expect(catalog.access(catalog.resolve('skill_github_call_create_issue'), view('namespaced'))).toBe(
+      'locked',
+    );
     expect(names(catalog, view('namespaced', ['github']))).toContain('skill_github_call_create_issue');
-    expect(catalog.access('skill_github_call_create_issue', view('namespaced', ['github']))).toBe('callable');
-    expect(catalog.access(CALL_SKILL_TOOL, view('namespaced', ['github']))).toBe('hidden');
+    expect(
+      catalog.access(catalog.resolve('skill_github_call_create_issue'), view('namespaced', ['github'])),
+    ).toBe('callable');
+    expect(catalog.access(catalog.resolve(CALL_SKILL_TOOL), view('namespaced', ['github']))).toBe('hidden');
   });
 
   it('eager lists every call tool; catalog and universal add the dispatcher instead', () => {
@@ -226,14 +230,16 @@ describe('createCatalog with upstreams: views', () => {
       CALL_SKILL_TOOL,
     ]);
     expect(names(catalog, view('universal'))).toContain(CALL_SKILL_TOOL);
-    expect(catalog.access(CALL_SKILL_TOOL, view('catalog'))).toBe('callable');
-    expect(catalog.access('skill_github_call_create_issue', view('catalog'))).toBe('hidden');
+    expect(catalog.access(catalog.resolve(CALL_SKILL_TOOL), view('catalog'))).toBe('callable');
+    expect(catalog.access(catalog.resolve('skill_github_call_create_issue'), view('catalog'))).toBe('hidden');
   });
 
   it('lists no dispatcher for a principal whose skills use no upstream, and hides the tools', () => {
     expect(names(catalog, view('catalog', [], ['alpha']))).not.toContain(CALL_SKILL_TOOL);
-    expect(catalog.access(CALL_SKILL_TOOL, view('catalog', [], ['alpha']))).toBe('hidden');
-    expect(catalog.access('skill_github_call_create_issue', view('eager', [], ['alpha']))).toBe('hidden');
+    expect(catalog.access(catalog.resolve(CALL_SKILL_TOOL), view('catalog', [], ['alpha']))).toBe('hidden');
+    expect(
+      catalog.access(catalog.resolve('skill_github_call_create_issue'), view('eager', [], ['alpha'])),
+    ).toBe('hidden');
   });
 
   it('keeps the dispatcher while an upstream is down or has no tools yet', () => {

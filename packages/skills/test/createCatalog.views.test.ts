@@ -152,7 +152,7 @@ describe('createCatalog: what each view lists', () => {
       for (const toolView of views) {
         const visible = new Set(names(catalog, toolView));
         for (const name of every) {
-          const access = catalog.access(name, toolView);
+          const access = catalog.access(catalog.resolve(name), toolView);
           const where = `${name} in ${toolView.disclosure} ${JSON.stringify([...toolView.unlocked])}`;
           expect(access === 'callable', where).toBe(visible.has(name));
           if (access === 'locked') {
@@ -186,7 +186,7 @@ describe('createCatalog: what each view lists', () => {
         RUN_SKILL_SCRIPT_TOOL,
       ]);
     }
-    expect(sync.access('skill_alpha_run_a_sh', view('catalog', ['alpha']))).toBe('hidden');
+    expect(sync.access(sync.resolve('skill_alpha_run_a_sh'), view('catalog', ['alpha']))).toBe('hidden');
   });
 
   it('resolves the shared tools in every catalog, and the async pair only when async is enabled', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Problem } from '../src/load/loadTypes.js';
 import { createNameRegistry, type NameClaim } from '../src/names/nameRegistry.js';
-import type { Problem } from '../src/types.js';
 
 const claim = (over: Partial<NameClaim> & Pick<NameClaim, 'sname' | 'role'>): NameClaim => ({
   identity: `${over.sname}\0${over.role}\0${over.sfile ?? ''}`,

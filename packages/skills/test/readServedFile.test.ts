@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { confirmFilePlace } from '../src/files/confirmFilePlace.js';
 import { readServedFile } from '../src/files/readServedFile.js';
 import { sha256Digest } from '../src/files/sha256Digest.js';
+import type { SkillFile } from '../src/load/loadTypes.js';
 import { scanSkillFiles } from '../src/load/scanSkillFiles.js';
 import { SkillsError } from '../src/skillsError.js';
-import type { SkillFile } from '../src/types.js';
 import { tempDir, writeTree } from './helpers/fixtures.js';
 
 const codeOf = async (promise: Promise<unknown>): Promise<string | undefined> =>

@@ -28,11 +28,11 @@ export interface Audience {
   readonly sessionId?: string;
 }
 
-/** What the policy says about one called tool name. */
+/** What the policy says about one called tool. */
 export type CallDecision =
   | { readonly kind: 'callable'; readonly target: ToolTarget }
   /** A run/read tool of a skill the caller may use but has not unlocked yet (namespaced only). */
-  | { readonly kind: 'locked'; readonly skill: CatalogSkill }
+  | { readonly kind: 'locked'; readonly target: ToolTarget; readonly skill: CatalogSkill }
   /** Nonexistent, or not the caller's: answered identically so that nothing can be probed. */
   | { readonly kind: 'unknown' };
 
@@ -68,8 +68,8 @@ export interface DisclosurePolicy {
   mayUseSkill(catalog: Catalog, principal: Principal, skill: string): boolean;
   /** Whether a reload that changed `changed` (skill names) touched a skill the principal may use before or after. */
   touches(previous: Catalog, next: Catalog, principal: Principal, changed: ReadonlySet<string>): boolean;
-  /** Whether an audience may call a tool name now. */
-  decideCall(catalog: Catalog, audience: Audience, toolName: string): Promise<CallDecision>;
+  /** Whether an audience may call a tool now (its name resolved once by the caller; undefined: no such tool). */
+  decideCall(catalog: Catalog, audience: Audience, target: ToolTarget | undefined): Promise<CallDecision>;
   /** A skill by name if the principal may use it (else undefined, exactly as if it did not exist). */
   usableSkill(catalog: Catalog, principal: Principal, skill: string): CatalogSkill | undefined;
   /** Names of the skills the principal may use, in catalog order. */
@@ -142,14 +142,13 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       if (before === undefined || after === undefined) return changed.size > 0;
       return [...changed].some((name) => before.has(name) || after.has(name));
     },
-    async decideCall(catalog, audience, toolName) {
-      const target = catalog.resolve(toolName);
+    async decideCall(catalog, audience, target) {
       if (target === undefined) return { kind: 'unknown' };
-      const decision = catalog.access(toolName, await view(catalog, audience));
+      const decision = catalog.access(target, await view(catalog, audience));
       if (decision === 'callable') return { kind: 'callable', target };
       if (decision === 'locked' && 'skill' in target) {
         const skill = catalog.skills.get(target.skill);
-        if (skill !== undefined) return { kind: 'locked', skill };
+        if (skill !== undefined) return { kind: 'locked', target, skill };
       }
       return { kind: 'unknown' };
     },

@@ -1,9 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import {
-  classifyInboundRequest,
-  type InitializeRequest,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/server';
 import type { ScriptRunner } from '@skillgate/runner';
 import type { RateLimiter } from '@skillgate/state';
 import Fastify, {
@@ -18,7 +13,6 @@ import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
-import { directRequestOf } from '../modern/directRequest.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -26,10 +20,13 @@ import { RequestLogController } from '../observability/requestLogController.js';
 import type { CatalogSource } from '../reload/catalogSource.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
+import { registerJsonBodyParser } from './jsonBodyParser.js';
 import { limitConnections } from './limitConnections.js';
+import { registerOAuthMetadataRoutes } from './oauthMetadataRoutes.js';
 import type { OriginPolicy } from './requestGuards.js';
-import { scanJsonShape } from './scanJsonShape.js';
+import { createRequestRouter } from './routeRequest.js';
 import { type ClientDeadlines, serverTimeouts } from './serverTimeouts.js';
+import { registerStatusRoutes } from './statusRoutes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -96,33 +93,6 @@ const CORS_HEADERS = {
   'Access-Control-Max-Age': '600',
 };
 
-/** The revisions of the 2026 era this gateway serves: what server/discover lists. */
-const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
-/** Every revision of both eras, newest first. */
-const ALL_REVISIONS: readonly string[] = [...MODERN_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
-
-/**
- * -32022 for a request of the 2026 shape lists exactly what server/discover lists (the spec requires the two
- * to agree; 2025-era revisions are reached through `initialize`, which dual-era clients fall back to). A
- * 2025-shaped request naming an unknown revision in its header gets every revision of both eras.
- */
-const unsupportedRevision = (requested: string, supported: readonly string[]) =>
-  new GatewayError('UNSUPPORTED_PROTOCOL_VERSION', `Unsupported protocol version: ${requested}`, {
-    data: { supported, requested },
-  });
-
-const BATCH_REFUSED = 'Invalid Request: JSON-RPC batches need a 2025-03-26 session';
-
-/**
- * Whether a request could carry a batch the gateway accepts: only a 2025-03-26 session may, and clients
- * of later revisions name theirs in MCP-Protocol-Version (the session's transport checks the rest).
- */
-function mayHoldBatch(headers: FastifyRequest['headers']): boolean {
-  if (typeof headers['mcp-session-id'] !== 'string') return false;
-  const version = headers['mcp-protocol-version'];
-  return version === undefined || version === '2025-03-26';
-}
-
 /** The id of a JSON-RPC request body, echoed in error answers when it is a valid id. */
 const requestIdOf = (body: unknown): string | number | null => {
   const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
@@ -152,47 +122,17 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onDropped: () => metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
   app.decorateRequest('principal', null);
+  const routeRequest = createRequestRouter({
+    sessions,
+    direct: deps.direct ?? true,
+    prompts: settings.prompts,
+  });
   const listenStreams = createListenStreams({
     maxTotal: settings.maxListenStreams,
     maxPerPrincipal: settings.maxListenStreamsPerPrincipal,
   });
-  const jsonBounds = { maxDepth: settings.maxJsonDepth, maxKeys: settings.maxJsonKeys };
 
-  // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
-  app.removeAllContentTypeParsers();
-  // JSON bodies are parsed here, once, with Fastify's body limit (the SDK's own limit is skipped when
-  // it receives a parsed body). An empty body (a DELETE with a JSON content type) is allowed.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    // A batch that can only be refused is refused before it is parsed (docs/limits.md).
-    if (text.trimStart().startsWith('[') && !mayHoldBatch(request.headers)) {
-      return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
-    }
-    // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
-    const shape = scanJsonShape(text, jsonBounds);
-    if (shape.exceeded !== undefined) {
-      // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
-      const id = shape.id;
-      return done(
-        shape.method !== undefined && id !== undefined && (typeof id === 'string' || Number.isInteger(id))
-          ? new GatewayError('INVALID_ARGUMENTS', `Invalid params: the request is ${shape.exceeded}`, {
-              requestId: id,
-            })
-          : new GatewayError('INVALID_REQUEST', `Invalid Request: the body is ${shape.exceeded}`),
-        undefined,
-      );
-    }
-    try {
-      done(null, JSON.parse(text));
-    } catch (error) {
-      done(
-        new GatewayError('PARSE_ERROR', 'Parse error: request body is not valid JSON', { cause: error }),
-        undefined,
-      );
-    }
-  });
-
+  registerJsonBodyParser(app, { maxDepth: settings.maxJsonDepth, maxKeys: settings.maxJsonKeys });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = toGatewayError(error);
     metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
@@ -205,61 +145,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
-    const catalog = deps.catalogs.current;
-    // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
-    // is never silent.
-    const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
-    return {
-      status: 'ready',
-      skills: catalog.skills.size,
-      ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
-      sandbox: deps.runner.isolation ?? null,
-      upstreams: deps.upstreams?.() ?? [],
-    };
-  });
-  app.get('/metrics', async (_request, reply) => {
-    const text = await metrics.render({
-      skillgate_sessions_open: sessions.size,
-      skillgate_scripts_running: deps.runner.active,
-      skillgate_scripts_queued: deps.runner.queued,
-      skillgate_skills_loaded: deps.catalogs.current.skills.size,
-    });
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
-  });
-
+  registerStatusRoutes(app, deps);
   const path = settings.path;
-  // Protected Resource Metadata (RFC 9728): path-aware, and at the root for clients that look there.
-  if (deps.bearerAuth.oauthEnabled) {
-    const metadataHandler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const document = deps.bearerAuth.metadata(`${request.protocol}://${request.host}`);
-      return reply
-        .header('Access-Control-Allow-Origin', '*')
-        .header('Cache-Control', 'max-age=3600')
-        .send(document);
-    };
-    const metadataPaths = [
-      ...new Set([
-        `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`,
-        '/.well-known/oauth-protected-resource',
-      ]),
-    ];
-    for (const url of metadataPaths) {
-      app.get(url, metadataHandler);
-      app.options(url, async (_request, reply) =>
-        reply
-          .code(204)
-          .headers({
-            'Access-Control-Allow-Origin': '*',
-            'Access-Control-Allow-Methods': 'GET, OPTIONS',
-            'Access-Control-Allow-Headers': 'MCP-Protocol-Version',
-          })
-          .send(),
-      );
-    }
-  }
+  registerOAuthMetadataRoutes(app, deps.bearerAuth, path);
   const chargeRateLimit = async (principal: Principal): Promise<void> => {
     const retryAfter = await deps.rateLimiter.take(principal.id);
     if (retryAfter > 0) {
@@ -346,72 +234,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
   });
-
-  /**
-   * Picks the era of a request (docs/protocol-eras.md): a session id means a 2025-era session; an
-   * `initialize` opens one; anything carrying the 2026-07-28 envelope (or claiming it badly) goes to the
-   * modern side, which owns those answers; the rest is 2025-era traffic without a session.
-   */
-  const routeRequest = async (request: FastifyRequest, principal: Principal, sessionId: string) => {
-    if (sessionId !== '') {
-      const session = await sessions.find(sessionId, principal);
-      if (session === undefined) throw new GatewayError('SESSION_NOT_FOUND', 'Session not found');
-      return { era: 'legacy' as const, session };
-    }
-    if (request.method !== 'POST') {
-      // No sessions outside the 2025 era: GET and DELETE need one.
-      throw new GatewayError('METHOD_NOT_ALLOWED', 'Method not allowed without an Mcp-Session-Id', {
-        headers: { Allow: 'POST' },
-      });
-    }
-    const body = request.body;
-    if (body === undefined || body === null || typeof body !== 'object') {
-      throw new GatewayError('INVALID_REQUEST', 'Invalid Request: expected a JSON-RPC message');
-    }
-    if (Array.isArray(body)) throw new GatewayError('INVALID_REQUEST', BATCH_REFUSED);
-    const header = (name: string) => {
-      const value = request.headers[name];
-      return typeof value === 'string' ? value : undefined;
-    };
-    const outcome = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: header('mcp-protocol-version'),
-      mcpMethodHeader: header('mcp-method'),
-      mcpNameHeader: header('mcp-name'),
-      body,
-    });
-    if (outcome.kind === 'modern' && !MODERN_REVISIONS.includes(outcome.classification.revision ?? '')) {
-      throw unsupportedRevision(outcome.classification.revision ?? 'unknown', MODERN_REVISIONS);
-    }
-    if (
-      outcome.kind === 'modern' &&
-      outcome.messageKind === 'request' &&
-      outcome.message.method === 'tools/list' &&
-      outcome.message.params?.cursor !== undefined
-    ) {
-      // The tool list is one page: no cursor names a page of it, so any cursor is refused at once instead of
-      // taking the SDK's slow path (docs/limits.md, "Cursors").
-      throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
-    }
-    if (outcome.kind === 'modern') {
-      const direct = deps.direct === false ? undefined : directRequestOf(outcome, header, settings.prompts);
-      if (direct !== undefined) return { era: 'modern-direct' as const, request: direct };
-    }
-    if (outcome.kind !== 'legacy') {
-      const listen =
-        outcome.kind === 'modern' &&
-        outcome.messageKind === 'request' &&
-        outcome.message.method === 'subscriptions/listen';
-      return { era: 'modern' as const, listen };
-    }
-    const version = header('mcp-protocol-version');
-    if (version !== undefined && !ALL_REVISIONS.includes(version))
-      throw unsupportedRevision(version, ALL_REVISIONS);
-    if (outcome.reason === 'initialize') {
-      return { era: 'legacy' as const, session: await sessions.open(principal, body as InitializeRequest) };
-    }
-    throw new GatewayError('SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
-  };
 
   return app;
 }

@@ -1,57 +1,20 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { RunnerError, type RunProgress, type RunRequest, type ScriptRunner } from '@skillgate/runner';
 import {
   type CallTool,
-  type Catalog,
   type CatalogSkill,
-  confirmFilePlace,
-  type RunInput,
+  INPUT_OF_KIND,
+  type InputOf,
   type SkillFile,
-  SkillsError,
   type ToolKind,
   type ToolTarget,
 } from '@skillgate/skills';
-import { type JobRegistry, type JobStatus, type SessionStore, StateError } from '@skillgate/state';
-import type { z } from 'zod';
-import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
-import { type ReadLimits, readSkillFile, runResultToTool, toolError } from './toolResults.js';
-import {
-  callUpstream,
-  type UpstreamCaller,
-  type UpstreamCallLabels,
-  type UpstreamProgress,
-} from './upstreamCalls.js';
-
-/** What tool calls work with, built once by the composition root (createGateway.ts). */
-export interface ToolCallParts {
-  readonly catalogs: Pick<CatalogSource, 'current'>;
-  /** Who may call what; get_info's text and unlock effect. */
-  readonly disclosure: DisclosurePolicy;
-  /** Where get_info records an unlock. */
-  readonly unlocks: Pick<SessionStore, 'unlock'>;
-  readonly runner: Pick<ScriptRunner, 'run'>;
-  /** Async jobs (run_async tools, skill_get_async_status, skill_cancel_async). */
-  readonly jobs: Pick<JobRegistry, 'start' | 'status' | 'cancel'>;
-  /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
-  readonly upstreams?: UpstreamCaller;
-  readonly metrics: Metrics;
-  /** Bounds of read tools (`resources.*`). */
-  readonly readLimits: ReadLimits;
-}
-
-/** What a tool call may do besides returning: notify its own response stream. */
-export interface CallExtras {
-  readonly signal: AbortSignal;
-  /** Sends tools/list_changed related to this request (so it travels on its response stream). */
-  readonly notifyToolsChanged: () => Promise<void>;
-  /** Reports a running script's progress, when the caller asked for it with a progressToken. */
-  readonly reportProgress?: (progress: RunProgress) => void;
-  /** Passes an upstream's progress on as it came, when the caller asked for it with a progressToken. */
-  readonly forwardProgress?: (progress: UpstreamProgress) => void;
-}
+import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
+import { parseArguments } from './parseArguments.js';
+import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
+import { readSkillFile, toolError } from './toolResults.js';
+import { callUpstream, type UpstreamCallLabels } from './upstreamCalls.js';
 
 /** The outcome label of a tool call for metrics and the audit log. */
 export type CallOutcome = 'ok' | 'tool_error' | 'locked';
@@ -65,43 +28,32 @@ export interface CallDone {
   readonly upstream?: UpstreamCallLabels;
 }
 
-/** One resolved call: the catalog snapshot it runs against, who called, and what. */
-interface Call {
-  readonly parts: ToolCallParts;
-  readonly audience: Audience;
-  readonly catalog: Catalog;
-  readonly name: string;
-  readonly extras: CallExtras;
-  /** Filled by an upstream call with what the audit line names. */
-  readonly audit: { upstream?: UpstreamCallLabels };
-}
-
 type Handler<K extends ToolKind> = (
   call: Call,
   target: ToolTarget & { readonly kind: K },
-  args: unknown,
+  input: InputOf<K>,
 ) => Promise<CallToolResult>;
 
 /**
- * Runs one tools/call: the name is resolved once, the disclosure policy decides whether the caller may
- * call it, and the handler of its kind validates the arguments once and does the work. Unknown tools and
+ * Runs one tools/call of a name resolved once (CalledTool): the disclosure policy decides whether the caller may
+ * call it, the arguments are validated once with its kind's input contract (INPUT_OF_KIND, the same map the
+ * advertised schemas come from), and the handler of its kind does the work. Unknown tools and
  * bad arguments throw GatewayError (JSON-RPC errors); everything a model can act on is a tool result.
  */
 export async function callTool(
   parts: ToolCallParts,
   audience: Audience,
-  name: string,
+  called: CalledTool,
   args: unknown,
   extras: CallExtras,
 ): Promise<CallDone> {
-  // One catalog snapshot per call: a reload during the call does not change what it runs.
-  const catalog = parts.catalogs.current;
-  const decision = await parts.disclosure.decideCall(catalog, audience, name);
+  const { name, catalog } = called;
+  const decision = await parts.disclosure.decideCall(catalog, audience, called.target);
   if (decision.kind === 'unknown') throw new GatewayError('UNKNOWN_TOOL', `Unknown tool: ${name}`);
   if (decision.kind === 'locked') {
     const { skill } = decision;
     return {
-      kind: catalog.resolve(name)?.kind ?? 'read',
+      kind: decision.target.kind,
       outcome: 'locked',
       result: toolError(
         `Tool ${name} belongs to skill "${skill.skill.name}", which is locked in this session. ` +
@@ -111,8 +63,10 @@ export async function callTool(
   }
   const call: Call = { parts, audience, catalog, name, extras, audit: {} };
   const { target } = decision;
+  const validator = catalog.inputs.validators[INPUT_OF_KIND[target.kind]];
+  const input = parseArguments<InputOf<typeof target.kind>>(validator, name, args);
   const handler = HANDLERS[target.kind] as Handler<typeof target.kind>;
-  const result = await handler(call, target, args);
+  const result = await handler(call, target, input);
   return {
     result,
     kind: target.kind,
@@ -121,59 +75,38 @@ export async function callTool(
   };
 }
 
-/** Parses tool arguments or throws INVALID_ARGUMENTS naming each bad field. */
-function parseArguments<T>(schema: z.ZodType<T>, toolName: string, input: unknown): T {
-  // An omitted `arguments` is an empty object; anything else (null, an array) must be an object.
-  const result = schema.safeParse(input === undefined ? {} : input);
-  if (result.success) return result.data;
-  const details = result.error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'arguments'}: ${issue.message}`)
-    .join('; ');
-  throw new GatewayError('INVALID_ARGUMENTS', `Invalid arguments for tool ${toolName}: ${details}`);
-}
-
-const inputs = (call: Call) => call.catalog.inputs.validators;
-
 const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
-  async get_info(call, target, args) {
-    parseArguments(inputs(call).none, call.name, args);
-    return skillInfo(call, requireSkill(call.catalog, target.skill));
+  async get_info(call, target) {
+    return skillInfo(call, requireSkill(call, target.skill));
   },
-  async read(call, target, args) {
-    parseArguments(inputs(call).none, call.name, args);
+  async read(call, target) {
     return readSkillFile(target.skill, target.file, call.parts.readLimits);
   },
-  async run(call, target, args) {
-    return runScript(call, target.skill, target.file, parseArguments(inputs(call).run, call.name, args));
+  async run(call, target, input) {
+    return runScript(call, target.skill, target.file, input);
   },
-  async run_async(call, target, args) {
-    return startJob(call, target.skill, target.file, parseArguments(inputs(call).runAsync, call.name, args));
+  async run_async(call, target, input) {
+    return startJob(call, target.skill, target.file, input);
   },
-  async get_async_status(call, _target, args) {
-    const input = parseArguments(inputs(call).jobStatus, call.name, args);
+  async get_async_status(call, _target, input) {
     return jobResult(call, call.parts.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
   },
-  async cancel_async(call, _target, args) {
-    const input = parseArguments(inputs(call).jobCancel, call.name, args);
+  async cancel_async(call, _target, input) {
     return jobResult(call, call.parts.jobs.cancel(call.audience.scopeKey, input.job_id));
   },
-  async load_skill(call, _target, args) {
-    const input = parseArguments(inputs(call).loadSkill, call.name, args);
+  async load_skill(call, _target, input) {
     const entry = usable(call, input.name);
     return entry === undefined ? unknownSkill(call, input.name) : skillInfo(call, entry);
   },
-  async list_skill_files(call, _target, args) {
-    const input = parseArguments(inputs(call).listSkillFiles, call.name, args);
+  async list_skill_files(call, _target, input) {
     const entry = usable(call, input.skill);
     return entry === undefined ? unknownSkill(call, input.skill) : listFiles(entry);
   },
-  async read_skill_file(call, _target, args) {
-    const input = parseArguments(inputs(call).readSkillFile, call.name, args);
+  async read_skill_file(call, _target, input) {
     const found = findFile(call, input.skill, input.path);
     return 'error' in found ? found.error : readSkillFile(input.skill, found.file, call.parts.readLimits);
   },
-  async run_skill_script(call, _target, args) {
-    const parsed = parseArguments(inputs(call).runSkillScript, call.name, args);
+  async run_skill_script(call, _target, parsed) {
     const { skill, path, ...rest } = parsed;
     const { async: runAsync, ...input } = rest as typeof rest & { async?: boolean };
     const found = findFile(call, skill, path);
@@ -184,12 +117,10 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
       ? startJob(call, skill, found.file, input)
       : runScript(call, skill, found.file, input);
   },
-  async call(call, target, args) {
-    const input = parseArguments(inputs(call).callArguments, call.name, args);
+  async call(call, target, input) {
     return upstreamCall(call, target.skill, target.call, input);
   },
-  async call_skill_tool(call, _target, args) {
-    const input = parseArguments(inputs(call).callSkillTool, call.name, args);
+  async call_skill_tool(call, _target, input) {
     const entry = usable(call, input.skill);
     if (entry === undefined) return unknownSkill(call, input.skill);
     const found = entry.calls.get(input.tool);
@@ -221,12 +152,6 @@ async function upstreamCall(
   });
   call.audit.upstream = labels;
   return result;
-}
-
-function requireSkill(catalog: Catalog, skill: string): CatalogSkill {
-  const entry = catalog.skills.get(skill);
-  if (entry === undefined) throw new GatewayError('UNKNOWN_TOOL', `Unknown skill: ${skill}`);
-  return entry;
 }
 
 const usable = (call: Call, skill: string) =>
@@ -273,129 +198,4 @@ function listFiles(entry: CatalogSkill): CallToolResult {
     content: [{ type: 'text', text: text || '(no files)' }],
     structuredContent: { skill: entry.skill.name, files },
   };
-}
-
-function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<RunInput>): RunRequest {
-  const entry = requireSkill(call.catalog, skill);
-  return {
-    skillName: skill,
-    // Real paths recorded at load: the sandbox binds the folder itself, not whatever a path leads to now.
-    skillDir: entry.skill.realDir,
-    scriptPath: file.absolutePath,
-    executable: file.isExecutable,
-    args: input.args,
-    stdin: input.stdin,
-    timeoutSeconds: input.timeout,
-    tailLines: input.tail,
-    principal: call.audience.principal.id,
-    signal: call.extras.signal,
-    ...(call.extras.reportProgress === undefined ? {} : { onProgress: call.extras.reportProgress }),
-  };
-}
-
-/**
- * Why a script must not start: it is no longer a regular file where the catalog found it (a folder on its
- * way moved or swapped for a symlink), or undefined when it may.
- */
-async function misplacedScript(file: SkillFile): Promise<CallToolResult | undefined> {
-  try {
-    await confirmFilePlace(file);
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof SkillsError)) throw error;
-    const why =
-      error.code === 'FILE_CHANGED' || error.code === 'FILE_NOT_REGULAR'
-        ? 'it changed on disk since the skills catalog was loaded; try again after the reload'
-        : `it cannot be read (${error.code})`;
-    return toolError(`Script not run: ${file.path} ${why}.`);
-  }
-}
-
-function runnerFailure(error: unknown): CallToolResult {
-  if (error instanceof RunnerError) return toolError(`Script not run (${error.code}): ${error.message}`);
-  throw error;
-}
-
-async function runScript(
-  call: Call,
-  skill: string,
-  file: SkillFile,
-  input: Partial<RunInput>,
-): Promise<CallToolResult> {
-  const { metrics } = call.parts;
-  const misplaced = await misplacedScript(file);
-  if (misplaced !== undefined) return misplaced;
-  try {
-    const result = await call.parts.runner.run(runRequest(call, skill, file, input));
-    const status = result.timed_out
-      ? 'timed_out'
-      : result.exit_code === 0
-        ? 'ok'
-        : result.signal !== null
-          ? 'killed'
-          : 'nonzero';
-    metrics.inc('skillgate_script_runs_total', { status });
-    metrics.observeScriptDuration(result.duration_ms / 1000, { mode: 'sync' });
-    return runResultToTool(result);
-  } catch (error) {
-    metrics.inc('skillgate_script_runs_total', {
-      status: error instanceof RunnerError ? error.code.toLowerCase() : 'error',
-    });
-    return runnerFailure(error);
-  }
-}
-
-async function startJob(
-  call: Call,
-  skill: string,
-  file: SkillFile,
-  input: Partial<RunInput>,
-): Promise<CallToolResult> {
-  const misplaced = await misplacedScript(file);
-  if (misplaced !== undefined) return misplaced;
-  // The job outlives this request, so it must not be tied to the request's abort signal.
-  const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input);
-  const request = { ...base, signal: undefined };
-  try {
-    const { job_id } = await call.parts.jobs.start(call.audience.scopeKey, request);
-    call.parts.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `Started job ${job_id}. Poll it with skill_get_async_status { "job_id": "${job_id}" }.`,
-        },
-      ],
-      structuredContent: { job_id, state: 'running' },
-    };
-  } catch (error) {
-    return jobFailure(error);
-  }
-}
-
-async function jobResult(call: Call, read: Promise<JobStatus>): Promise<CallToolResult> {
-  try {
-    const status = await read;
-    return {
-      content: [{ type: 'text', text: JSON.stringify(status, null, 2) }],
-      structuredContent: { ...status },
-    };
-  } catch (error) {
-    if (error instanceof StateError && error.code === 'JOB_NOT_FOUND') {
-      const owner = call.audience.scopeKey.startsWith('principal:') ? 'principal' : 'session';
-      return toolError(`No job with that id in this ${owner}.`);
-    }
-    return jobFailure(error);
-  }
-}
-
-/**
- * A job that could not be started or read: the running cap is a tool result the model can act on; a shared
- * store that is away (or closed by a shutdown) is a JSON-RPC error, as it would be for any other request.
- */
-function jobFailure(error: unknown): CallToolResult {
-  if (!(error instanceof StateError)) return runnerFailure(error);
-  if (error.code === 'JOB_LIMIT') return toolError(`Script not run (JOB_LIMIT): ${error.message}`);
-  // Store outages, a full store and a closed one map as for any request (errors/toGatewayError.ts).
-  throw error;
 }

@@ -13,8 +13,9 @@ import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
+import type { CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
-import { callTool, type ToolCallParts } from './toolCalls.js';
+import { callTool } from './toolCalls.js';
 
 /** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
 export type ListExtras = (audience: Audience) => Record<string, unknown>;
@@ -96,8 +97,11 @@ function createToolCallHandler(
     const started = performance.now();
     const end = options.inFlight.begin();
     const name = request.params.name;
-    // Labelled by what the name resolves to, also when the call fails before it runs.
-    let kind: string = options.catalogs.current.resolve(name)?.kind ?? 'unknown';
+    // The one lookup of the name, in one catalog snapshot; the label says what it names even when the call
+    // fails before it runs.
+    const catalog = options.catalogs.current;
+    const called: CalledTool = { name, catalog, target: catalog.resolve(name) };
+    let kind: string = called.target?.kind ?? 'unknown';
     let outcome = 'error';
     let heldUntilRelisted: (() => Promise<void>) | undefined;
     let upstream: Record<string, string> = {};
@@ -113,7 +117,7 @@ function createToolCallHandler(
           `_meta.progressToken is ${progressToken.length} characters long; at most ${maxChars} are accepted (server.max_client_string_chars)`,
         );
       }
-      const done = await callTool(options, audience, name, request.params.arguments, {
+      const done = await callTool(options, audience, called, request.params.arguments, {
         signal: ctx.signal,
         notifyToolsChanged: async () => {
           // Armed before the notification goes out: the client's tools/list may come back at once.

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
+import type { Skill, SkillFile } from '../load/loadTypes.js';
 import { fileToolSuffix } from '../names/fileToolSuffix.js';
 import type { NameRegistry } from '../names/nameRegistry.js';
 import { ASYNC_STATUS_TOOL } from '../names/toolNames.js';
-import type { CallTool, CatalogSkill, Skill, SkillFile, ToolDefinition, ToolTarget } from '../types.js';
 import { buildCallTools } from '../upstreams/buildCallTools.js';
 import type { SkillBindings } from '../upstreams/upstreamBindings.js';
+import type { CallTool, CatalogSkill, ToolDefinition, ToolTarget } from './catalogTypes.js';
 import { catalogInfoText, getInfoText, type ListedTool, loadSkillText } from './skillTexts.js';
-import type { ToolSchemas } from './toolInputs.js';
+import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
 
 /** What building one catalog skill needs from the catalog being built. */
 export interface CatalogSkillContext {
@@ -53,7 +54,7 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
   const getInfoTool: ToolDefinition = {
     name: getInfoName,
     description: skill.description,
-    inputSchema: schemas.none,
+    inputSchema: schemas[INPUT_OF_KIND.get_info],
   };
 
   const listed: ListedTool[] = [];
@@ -71,7 +72,7 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
     const definition: ToolDefinition = {
       name,
       description: describe(kind, file, skill.name),
-      inputSchema: kind === 'run' ? schemas.run : kind === 'run_async' ? schemas.runAsync : schemas.none,
+      inputSchema: schemas[INPUT_OF_KIND[kind]],
       ...(kind === 'read' ? { annotations: { readOnlyHint: true } } : {}),
     };
     listed.push({ definition, kind, path: file.path });

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { buildSkillEntry } from '../extension/buildSkillEntry.js';
+import type { SkillEntry, SkillResourceTarget, SkillsExtensionIndex } from '../extension/extensionTypes.js';
 import { skillUri } from '../extension/skillUri.js';
+import type { Problem, Skill } from '../load/loadTypes.js';
 import { createNameRegistry } from '../names/nameRegistry.js';
 import { promptName } from '../names/promptName.js';
 import { sanitizeName } from '../names/sanitizeName.js';
@@ -16,22 +18,11 @@ import {
   RUN_SKILL_SCRIPT_TOOL,
 } from '../names/toolNames.js';
 import { SkillsError } from '../skillsError.js';
-import type {
-  Catalog,
-  CatalogOptions,
-  CatalogSkill,
-  Problem,
-  Skill,
-  SkillEntry,
-  SkillPrompt,
-  SkillResourceTarget,
-  SkillsExtensionIndex,
-  ToolTarget,
-  UpstreamSnapshot,
-} from '../types.js';
 import { bindSkillTools } from '../upstreams/upstreamBindings.js';
 import { upstreamSkill } from '../upstreams/upstreamSkill.js';
+import type { UpstreamSnapshot } from '../upstreams/upstreamTypes.js';
 import { buildCatalogSkill } from './buildCatalogSkill.js';
+import type { Catalog, CatalogOptions, CatalogSkill, SkillPrompt, ToolTarget } from './catalogTypes.js';
 import { deepFreeze } from './deepFreeze.js';
 import { buildSharedTools } from './sharedTools.js';
 import { buildToolInputs, DEFAULT_ARGUMENT_LIMITS } from './toolInputs.js';
@@ -138,7 +129,7 @@ function* catalogSteps(skills: readonly Skill[], options: CatalogOptions): Gener
   }
   for (const target of targets.values()) deepFreeze(target);
 
-  const { listTools, access } = createToolViews({ entries, targets, shared, schemas });
+  const { listTools, access } = createToolViews({ entries, shared, schemas });
   const extension = yield* buildExtensionIndex(entries);
   const prompts = buildPrompts(entries, options.maxNameLength);
 

@@ -1,4 +1,4 @@
-import type { CatalogSkill, SummaryFormat } from '../types.js';
+import type { CatalogSkill, SummaryFormat } from './catalogTypes.js';
 
 const XML_ENTITIES: Readonly<Record<string, string>> = {
   '&': '&amp;',

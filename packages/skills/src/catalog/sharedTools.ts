@@ -7,8 +7,8 @@ import {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from '../names/toolNames.js';
-import type { CatalogSkill, ToolDefinition } from '../types.js';
-import type { ToolSchemas } from './toolInputs.js';
+import type { CatalogSkill, ToolDefinition } from './catalogTypes.js';
+import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
 
 /** The tools that belong to no skill: the async pair and the fixed universal/catalog-mode tools. */
 export interface SharedTools {
@@ -31,13 +31,13 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
         {
           name: ASYNC_STATUS_TOOL,
           description: 'State, exit code and output so far of a background script job.',
-          inputSchema: schemas.jobStatus,
+          inputSchema: schemas[INPUT_OF_KIND.get_async_status],
           annotations: readOnly,
         },
         {
           name: ASYNC_CANCEL_TOOL,
           description: 'Cancel a background script job.',
-          inputSchema: schemas.jobCancel,
+          inputSchema: schemas[INPUT_OF_KIND.cancel_async],
         },
       ]
     : [];
@@ -45,13 +45,13 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
   const readFile: ToolDefinition = {
     name: READ_SKILL_FILE_TOOL,
     description: "Read a file of a skill by its path, as listed in the skill's instructions.",
-    inputSchema: schemas.readSkillFile,
+    inputSchema: schemas[INPUT_OF_KIND.read_skill_file],
     annotations: readOnly,
   };
   const runScript: ToolDefinition = {
     name: RUN_SKILL_SCRIPT_TOOL,
     description: `Run a script (a file under scripts/) of a skill. Arguments are passed as argv, never through a shell.${runNote}`,
-    inputSchema: schemas.runSkillScript,
+    inputSchema: schemas[INPUT_OF_KIND.run_skill_script],
   };
   return {
     async,
@@ -59,7 +59,7 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
       {
         name: LIST_SKILL_FILES_TOOL,
         description: 'List the files of a skill: path, size, and whether it is a script.',
-        inputSchema: schemas.listSkillFiles,
+        inputSchema: schemas[INPUT_OF_KIND.list_skill_files],
         annotations: readOnly,
       },
       readFile,
@@ -70,7 +70,7 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
       name: CALL_SKILL_TOOL,
       description:
         "Call a tool of another MCP server that a skill exposes. Read the skill's instructions first: they print each tool's exact name and argument schema.",
-      inputSchema: schemas.callSkillTool,
+      inputSchema: schemas[INPUT_OF_KIND.call_skill_tool],
     },
   };
 }
@@ -85,7 +85,7 @@ export function loadSkillTool(entries: readonly CatalogSkill[], schemas: ToolSch
     description: `Load a skill by name: returns its instructions and file list. Load a skill before using it.\n${
       list === '' ? 'No skills are available.' : `Skills:\n${list}`
     }`,
-    inputSchema: schemas.loadSkill,
+    inputSchema: schemas[INPUT_OF_KIND.load_skill],
     annotations: readOnly,
   };
 }

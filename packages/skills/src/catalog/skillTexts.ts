@@ -1,3 +1,4 @@
+import type { Skill } from '../load/loadTypes.js';
 import {
   ASYNC_CANCEL_TOOL,
   ASYNC_STATUS_TOOL,
@@ -5,8 +6,9 @@ import {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from '../names/toolNames.js';
-import type { CallTool, Skill, ToolDefinition, UpstreamSnapshot } from '../types.js';
-import type { ToolSchemas } from './toolInputs.js';
+import type { UpstreamSnapshot } from '../upstreams/upstreamTypes.js';
+import type { CallTool, ToolDefinition } from './catalogTypes.js';
+import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
 
 /** A skill tool with what it does, for the get_info listing. */
 export interface ListedTool {
@@ -151,9 +153,9 @@ export function catalogInfoText(
       lines.push(`  run ${RUN_SKILL_SCRIPT_TOOL} {"skill":${name},"path":${path},"args":[]}`);
     }
   }
-  lines.push(`${READ_SKILL_FILE_TOOL} input ${JSON.stringify(schemas.readSkillFile)}`);
+  lines.push(`${READ_SKILL_FILE_TOOL} input ${JSON.stringify(schemas[INPUT_OF_KIND.read_skill_file])}`);
   if (skill.files.some((f) => f.isScript)) {
-    lines.push(`${RUN_SKILL_SCRIPT_TOOL} input ${JSON.stringify(schemas.runSkillScript)}`);
+    lines.push(`${RUN_SKILL_SCRIPT_TOOL} input ${JSON.stringify(schemas[INPUT_OF_KIND.run_skill_script])}`);
     if (asyncEnabled) {
       lines.push(
         `With "async":true a run starts in the background: poll ${ASYNC_STATUS_TOOL} {"job_id":"..."}, stop ${ASYNC_CANCEL_TOOL} {"job_id":"..."}.`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolInputSchema } from '../types.js';
+import type { ToolInputSchema, ToolKind } from './catalogTypes.js';
 
 /** Limits every tool argument is checked against (from the `scripts` config section). */
 export interface ArgumentLimits {
@@ -83,6 +83,31 @@ function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
 
 /** The enforced schemas of every tool kind. */
 export type ToolInputValidators = ReturnType<typeof buildZodInputs>;
+
+/** The name of one input contract (several tool kinds share one: get_info and read take none). */
+export type InputName = keyof ToolInputValidators;
+
+/**
+ * The one map of tool kind -> input contract: what each kind's tools advertise (the catalog's definitions)
+ * and what a call of that kind is validated with (the gateway's tools/call), so the two cannot drift.
+ */
+export const INPUT_OF_KIND = {
+  get_info: 'none',
+  read: 'none',
+  run: 'run',
+  run_async: 'runAsync',
+  get_async_status: 'jobStatus',
+  cancel_async: 'jobCancel',
+  load_skill: 'loadSkill',
+  list_skill_files: 'listSkillFiles',
+  read_skill_file: 'readSkillFile',
+  run_skill_script: 'runSkillScript',
+  call: 'callArguments',
+  call_skill_tool: 'callSkillTool',
+} as const satisfies { readonly [K in ToolKind]: InputName };
+
+/** The validated arguments of a call of tool kind K. */
+export type InputOf<K extends ToolKind> = z.output<ToolInputValidators[(typeof INPUT_OF_KIND)[K]]>;
 
 /** Validated input of a run tool. */
 export type RunInput = z.output<ToolInputValidators['run']>;

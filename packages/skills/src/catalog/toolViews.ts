@@ -1,4 +1,11 @@
-import type { Catalog, CatalogSkill, ToolAccess, ToolDefinition, ToolTarget, ToolView } from '../types.js';
+import type {
+  Catalog,
+  CatalogSkill,
+  ToolAccess,
+  ToolDefinition,
+  ToolTarget,
+  ToolView,
+} from './catalogTypes.js';
 import { deepFreeze } from './deepFreeze.js';
 import { loadSkillTool, type SharedTools } from './sharedTools.js';
 import type { ToolSchemas } from './toolInputs.js';
@@ -8,7 +15,6 @@ import { viewCache } from './viewCache.js';
 export interface ToolViewSource {
   /** Catalog skills by name, in catalog order. */
   readonly entries: ReadonlyMap<string, CatalogSkill>;
-  readonly targets: ReadonlyMap<string, ToolTarget>;
   readonly shared: SharedTools;
   readonly schemas: ToolSchemas;
 }
@@ -19,7 +25,7 @@ export interface ToolViewSource {
  * view with unlocks concatenates precomputed arrays.
  */
 export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTools' | 'access'> {
-  const { entries, targets, shared, schemas } = source;
+  const { entries, shared, schemas } = source;
   const order = new Map([...entries.keys()].map((name, index) => [name, index]));
   const withScripts = new Set(
     [...entries.values()].filter((e) => e.skill.files.some((f) => f.isScript)).map((e) => e.skill.name),
@@ -93,8 +99,7 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
     }
   };
 
-  const access = (toolName: string, view: ToolView): ToolAccess => {
-    const target = targets.get(toolName);
+  const access = (target: ToolTarget | undefined, view: ToolView): ToolAccess => {
     if (target === undefined) return 'hidden';
     const mode = view.disclosure;
     const callable = (yes: boolean): ToolAccess => (yes ? 'callable' : 'hidden');

@@ -1,4 +1,5 @@
-import type { Skill, SkillEntry, SkillFile, SkillResourceEntry } from '../types.js';
+import type { Skill, SkillFile } from '../load/loadTypes.js';
+import type { SkillEntry, SkillResourceEntry } from './extensionTypes.js';
 import { skillUri } from './skillUri.js';
 
 /** Per-skill limits of the Skills extension: hosts must accept skills up to these, servers should not exceed them. */

@@ -1,4 +1,4 @@
-import type { SkillFile } from '../types.js';
+import type { SkillFile } from '../load/loadTypes.js';
 import type { FileOpOptions } from './boundedFileOp.js';
 import { closeBounded, openRegularFile } from './openRegularFile.js';
 

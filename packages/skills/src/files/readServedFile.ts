@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
+import type { SkillFile } from '../load/loadTypes.js';
 import { SkillsError } from '../skillsError.js';
-import type { SkillFile } from '../types.js';
 import { closeBounded, closeQuietly, openRegularFile, readFully } from './openRegularFile.js';
 import type { BoundedRead, ReadBoundedOptions } from './readBounded.js';
 import { formatDigest } from './sha256Digest.js';

@@ -6,7 +6,7 @@ import { isInside } from '../files/isInside.js';
 import { looksBinary } from '../files/looksBinary.js';
 import { readBounded } from '../files/readBounded.js';
 import { sha256Digest } from '../files/sha256Digest.js';
-import type { LoadResult, LoadSkillsOptions, Problem, Skill, SkillFile } from '../types.js';
+import type { LoadResult, LoadSkillsOptions, Problem, Skill, SkillFile } from './loadTypes.js';
 import { mapInOrder } from './mapInOrder.js';
 import { noSkillMdProblem } from './noSkillMdProblem.js';
 import { parseSkillMd } from './parseSkillMd.js';

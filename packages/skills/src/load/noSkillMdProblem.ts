@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Problem, Validation } from '../types.js';
+import type { Problem, Validation } from './loadTypes.js';
 
 /**
  * The problem reported for a folder of a skills root that has no SKILL.md (docs/decisions.md, "Skills"): a

@@ -7,7 +7,7 @@ import type {
   Problem,
   ProblemCode,
   SkillMdFields,
-} from '../types.js';
+} from './loadTypes.js';
 
 const KNOWN_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

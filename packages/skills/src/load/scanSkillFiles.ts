@@ -6,8 +6,8 @@ import { errorCode } from '../files/errorCode.js';
 import { type FileFacts, inspectFile } from '../files/inspectFile.js';
 import { isInside } from '../files/isInside.js';
 import { mimeTypeOf } from '../files/mimeType.js';
-import type { Problem, SkillFile } from '../types.js';
 import { isRunnableScript } from './isRunnableScript.js';
+import type { Problem, SkillFile } from './loadTypes.js';
 
 /** Most files served per skill; the rest are reported and left out. */
 export const MAX_FILES_PER_SKILL = 1000;

@@ -1,4 +1,4 @@
-import type { Problem } from '../types.js';
+import type { Problem } from '../load/loadTypes.js';
 import { shortenToolName } from './shortenToolName.js';
 import { shortHash } from './shortHash.js';
 import { plainToolName, type ToolNameParts } from './toolNameParts.js';

@@ -1,9 +1,11 @@
+import type { CallTool, ToolDefinition, ToolInputSchema } from '../catalog/catalogTypes.js';
+import type { Skill } from '../load/loadTypes.js';
 import { namePart } from '../names/namePart.js';
 import type { NameRegistry } from '../names/nameRegistry.js';
 import { shortHash } from '../names/shortHash.js';
-import type { CallTool, Skill, ToolDefinition, ToolInputSchema, UpstreamTool } from '../types.js';
 import type { BoundTool } from './upstreamBindings.js';
 import { bounded } from './upstreamSkill.js';
+import type { UpstreamTool } from './upstreamTypes.js';
 
 /** Longest upstream tool description served in a call tool's definition. */
 const MAX_CALL_DESCRIPTION_CHARS = 1024;

@@ -1,4 +1,5 @@
-import type { Problem, Skill, UpstreamSnapshot, UpstreamTool } from '../types.js';
+import type { Problem, Skill } from '../load/loadTypes.js';
+import type { UpstreamSnapshot, UpstreamTool } from './upstreamTypes.js';
 
 /** One `mcp__<upstream>__<tool>` entry of a skill's `allowed-tools`, the tool part a glob. */
 interface UpstreamBinding {

@@ -1,4 +1,5 @@
-import type { Skill, SkillFile, UpstreamSnapshot } from '../types.js';
+import type { Skill, SkillFile } from '../load/loadTypes.js';
+import type { UpstreamSnapshot } from './upstreamTypes.js';
 
 /** Longest auto-skill description, the Agent Skills specification's limit for any skill. */
 const MAX_DESCRIPTION_CHARS = 1024;

@@ -1,0 +1,21 @@
+/** The CLI's help text: every command and its options. */
+export const USAGE = `Usage: skillgate <command> [options]
+
+Commands:
+  serve     [ROOT...] [--config FILE] [--host H] [--port N]  run the gateway
+  validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
+  metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
+  tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
+                                                      print the tool list a session would see (connects to the
+                                                      upstreams, so --unlock shows their call tools)
+  skills    [ROOT...] [--config FILE] [--token NAME] [--json]
+                                                      print the Skills extension entries (digests) hosts verify,
+                                                      all of them or what token NAME (or anonymous) may see
+  upstreams [--config FILE] [--json]                  connect to each upstream MCP server; print its state and
+                                                      tools (exit 1 when one is down)
+
+ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
+`;
+
+/** A mistake in the command line: printed with the usage text, exit code 2. */
+export class UsageError extends Error {}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { isLoopbackHost } from '../isLoopbackHost.js';
+import { envName, glob } from './fieldTypes.js';
+
+// RFC 6749 §3.3: a scope token is printable ASCII without space, " or \.
+const scopeToken = z
+  .string()
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be an OAuth scope (printable ASCII, no space, " or \\)');
+
+// Where the gateway fetches keys and metadata from: https, or http only on a loopback address (a test
+// or a sidecar IdP); tokens verified against keys fetched in the clear over a network could be forged.
+const isSecureUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    if (url.username !== '' || url.password !== '' || url.hash !== '') return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+  } catch {
+    return false;
+  }
+};
+
+const secureUrl = z
+  .string()
+  .refine(isSecureUrl, 'must be an https:// URL (http:// only on a loopback address), without credentials');
+
+const grantSkills = z.array(glob).min(1).describe('Globs of the skills this grant gives.');
+
+const oauthGrantSchema = z.union([
+  z.strictObject({ scope: scopeToken, skills: grantSkills }),
+  z.strictObject({
+    claim: z.strictObject({
+      name: z.string().min(1).max(256),
+      value: z.union([z.string().max(1024), z.number(), z.boolean()]),
+    }),
+    skills: grantSkills,
+  }),
+]);
+
+/** The `auth.oauth` config section. */
+export const oauthSchema = z.strictObject({
+  issuer: secureUrl.describe(
+    "The authorization server's issuer identifier; its metadata's issuer and every token's iss must equal it exactly.",
+  ),
+  audience: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe(
+      'The token audience (aud) this gateway accepts; default server.public_url + server.path (the RFC 8707 resource).',
+    ),
+  jwks_uri: secureUrl
+    .optional()
+    .describe(
+      "Where the issuer's signing keys are; default from its RFC 8414 metadata, else /.well-known/openid-configuration.",
+    ),
+  principal_claim: z
+    .string()
+    .min(1)
+    .max(256)
+    .default('sub')
+    .describe('The token claim that names the principal (logs, client profiles, rate limits, job owners).'),
+  scopes_supported: z
+    .array(scopeToken)
+    .max(256)
+    .default([])
+    .describe(
+      'Scopes advertised in the Protected Resource Metadata (default: required_scopes and grant scopes).',
+    ),
+  required_scopes: z
+    .array(scopeToken)
+    .max(64)
+    .default([])
+    .describe(
+      'Scopes every token must carry; a valid token without one of them gets 403 insufficient_scope.',
+    ),
+  grants: z
+    .array(oauthGrantSchema)
+    .max(1024)
+    .default([])
+    .describe(
+      'Skills per scope or claim: { scope, skills } | { claim: { name, value }, skills }; a token gets the union of its matching grants, none matched, none.',
+    ),
+  introspection: z
+    .strictObject({
+      endpoint: secureUrl.describe("The issuer's RFC 7662 introspection endpoint."),
+      client_id_env: envName.describe(
+        'Environment variable holding the client id the gateway introspects as.',
+      ),
+      client_secret_env: envName.describe('Environment variable holding that client secret.'),
+    })
+    .optional()
+    .describe(
+      'RFC 7662 introspection for opaque (non-JWT) tokens: { endpoint, client_id_env, client_secret_env }.',
+    ),
+});

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { count } from './fieldTypes.js';
+
+/** The `rate_limit` config section. */
+export const rateLimitSchema = z.strictObject({
+  requests_per_second: z
+    .number()
+    .min(0)
+    .default(50)
+    .describe(
+      'Per-principal sustained request rate on the MCP endpoint: a token bucket refilled at this rate, shared by every replica; a client at this rate is never refused. 0 = off.',
+    ),
+  burst: count()
+    .default(200)
+    .describe('Requests a principal may send at once beyond the rate: the size of its token bucket.'),
+});

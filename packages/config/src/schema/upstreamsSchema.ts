@@ -1,0 +1,112 @@
+import { MAX_DESCRIPTION_CHARS } from '@skillgate/skills';
+import { z } from 'zod';
+import { count, envName, glob, seconds } from './fieldTypes.js';
+
+// Header names (RFC 9110 tokens) the transport sets itself cannot come from config.
+const RESERVED_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name')
+  .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the MCP transport itself');
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+    );
+  } catch {
+    return false;
+  }
+};
+
+const upstreamSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/,
+        'must be 1-32 of a-z 0-9 -, not starting or ending with -',
+      )
+      .describe('Names the upstream (and its auto skill); a-z 0-9 -, unique.'),
+    url: z
+      .string()
+      .refine(isHttpUrl, 'must be an http:// or https:// URL without credentials (use headers_from_env)')
+      .optional()
+      .describe('Streamable HTTP endpoint of the upstream (either protocol era).'),
+    command: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("argv of a stdio upstream, started in the gateway's working directory."),
+    headers_from_env: z
+      .record(headerName, envName)
+      .optional()
+      .describe(
+        'HTTP headers sent to the upstream: header name -> environment variable holding its whole value.',
+      ),
+    env_from: z
+      .record(envName, envName)
+      .optional()
+      .describe(
+        'Environment of a stdio upstream beyond PATH, HOME, LANG: child variable -> gateway variable.',
+      ),
+    description: z
+      .string()
+      .min(1)
+      .max(MAX_DESCRIPTION_CHARS)
+      .optional()
+      .describe("Description of the auto skill (else from the upstream's instructions or name)."),
+    skill: z
+      .enum(['auto', 'none'])
+      .default('auto')
+      .describe('auto: the upstream is a skill named id; none: only folder skills bind its tools.'),
+    tools: z.array(glob).min(1).default(['*']).describe('Globs of the upstream tools exposed at all.'),
+    timeout_seconds: seconds(86_400).default(60).describe('Longest wait for one call, queueing included.'),
+    max_concurrent: count().max(1024).default(8).describe('Calls in flight to this upstream; more wait.'),
+    max_result_bytes: count(1024)
+      .max(268_435_456)
+      .default(1_048_576)
+      .describe('Largest call result (JSON bytes); a larger one is RESULT_TOO_LARGE.'),
+  })
+  .superRefine((upstream, ctx) => {
+    if ((upstream.url === undefined) === (upstream.command === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of url and command' });
+    }
+    if (upstream.url === undefined && upstream.headers_from_env !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['headers_from_env'], message: 'only applies to url upstreams' });
+    }
+    if (upstream.command === undefined && upstream.env_from !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['env_from'], message: 'only applies to command upstreams' });
+    }
+  });
+
+/** The `upstreams` config section. */
+export const upstreamsSchema = z
+  .array(upstreamSchema)
+  .max(256)
+  .default([])
+  .describe(
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_result_bytes: 1048576 }.',
+  )
+  .superRefine((upstreams, ctx) => {
+    const seen = new Set<string>();
+    upstreams.forEach((upstream, i) => {
+      if (seen.has(upstream.id)) {
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate upstream id "${upstream.id}"` });
+      }
+      seen.add(upstream.id);
+    });
+  });
