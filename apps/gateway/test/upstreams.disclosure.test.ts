@@ -91,12 +91,8 @@ beforeAll(async () => {
     },
   );
   // The stdio servers are connected once their tools are in the catalog.
-  await waitFor(
-    () => gw.gateway.runtime.catalogs.current.skills.get('everything')?.calls.has('echo') === true,
-  );
-  await waitFor(
-    () => gw.gateway.runtime.catalogs.current.skills.get('notes')?.calls.has('read_graph') === true,
-  );
+  await waitFor(() => gw.gateway.catalogs.current.skills.get('everything')?.calls.has('echo') === true);
+  await waitFor(() => gw.gateway.catalogs.current.skills.get('notes')?.calls.has('read_graph') === true);
 }, 60_000);
 
 afterAll(async () => {
