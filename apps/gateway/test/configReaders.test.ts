@@ -30,8 +30,7 @@ describe('typed options, no runtime bag', () => {
         continue;
       const lines = (await readFile(file, 'utf8')).split('\n');
       lines.forEach((line, index) => {
-        if (READS.some((pattern) => pattern.test(line)))
-          leaks.push(`${path}:${index + 1}: ${line.trim()}`);
+        if (READS.some((pattern) => pattern.test(line))) leaks.push(`${path}:${index + 1}: ${line.trim()}`);
       });
     }
     expect(leaks).toEqual([]);
