@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './auth/accessPolicy.js';
 import { createBearerAuth } from './auth/bearerAuth.js';
 import { createOAuthResource, oauthSecretEnvNames } from './auth/createOAuthResource.js';
+import { createPrincipalDirectory } from './auth/principalDirectory.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -16,6 +17,9 @@ import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics } from './observability/metrics.js';
+import { createRecentCalls } from './observability/recentCalls.js';
+import { createOperatorAccess } from './operator/operatorAccess.js';
+import { redactedConfig } from './operator/redactedConfig.js';
 import { createCatalogSource } from './reload/catalogSource.js';
 import { missingSkillRoots } from './reload/missingSkillRoots.js';
 import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
@@ -254,6 +258,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
     log,
     inFlight: createInFlightCalls(),
+    recentCalls: createRecentCalls(),
     upstreams,
   };
   const live = createLiveSessions(runtime, {
@@ -301,21 +306,62 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       })
     : () => {};
 
+  const originPolicy = createOriginPolicy({
+    boundHost: config.server.host,
+    allowedOrigins: config.server.allowed_origins,
+  });
+  // Every value the page must never show: tokens, OAuth client credentials, upstream headers and env values.
+  const pageSecrets = [
+    ...secretEnvNames,
+    ...config.upstreams.flatMap((u) => [
+      ...Object.values(u.headers_from_env ?? {}),
+      ...Object.values(u.env_from ?? {}),
+    ]),
+  ].flatMap((name) => env[name] ?? []);
+
   let draining = false;
   const app = buildApp({
     runtime,
     sessions: live,
     modern,
-    originPolicy: createOriginPolicy({
-      boundHost: config.server.host,
-      allowedOrigins: config.server.allowed_origins,
-    }),
+    originPolicy,
     rateLimiter: state.rateLimiter,
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
     direct: options.directAnswers ?? true,
     upstreams: () => upstreamReadiness(upstreams),
+    // The page at GET / (docs/operator.md), unless the MCP endpoint itself is served at /.
+    ...(config.server.path === '/'
+      ? {}
+      : {
+          operator: {
+            access: createOperatorAccess({
+              auth: bearerAuth,
+              adminTokens: config.auth.tokens.filter((t) => t.admin).map((t) => t.name),
+              anonymousOpen: config.auth.tokens.length === 0 && config.auth.oauth === undefined,
+            }),
+            originPolicy,
+            rateLimiter: state.rateLimiter,
+            sources: {
+              catalogs,
+              disclosure: runtime.disclosure,
+              principals: createPrincipalDirectory({
+                tokens: config.auth.tokens,
+                anonymousSkills: config.auth.anonymous_skills,
+              }),
+              sessionDisclosure: config.skills.disclosure,
+              modernDisclosure: config.skills.modern_disclosure,
+              upstreams: () => upstreams.snapshots(),
+              sessions: store,
+              jobs,
+              recentCalls: runtime.recentCalls,
+              effectiveConfig: redactedConfig(config, pageSecrets),
+              secrets: pageSecrets,
+              stateBackend: state.backend,
+            },
+          },
+        }),
   });
 
   return {

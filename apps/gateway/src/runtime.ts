@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AccessPolicy } from './auth/accessPolicy.js';
 import type { DisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import type { Metrics } from './observability/metrics.js';
+import type { RecentCalls } from './observability/recentCalls.js';
 import type { CatalogSource } from './reload/catalogSource.js';
 import type { InFlightCalls } from './tools/inFlightCalls.js';
 import type { UpstreamCaller } from './tools/upstreamCalls.js';
@@ -26,6 +27,8 @@ export interface GatewayRuntime {
   readonly log: FastifyBaseLogger;
   /** Tool calls in progress (shutdown waits for them). */
   readonly inFlight: InFlightCalls;
+  /** The last tool calls of this replica (the operator page's audit trail). */
+  readonly recentCalls: RecentCalls;
   /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
   readonly upstreams?: UpstreamCaller;
 }

@@ -20,6 +20,7 @@ import { directRequestOf } from '../modern/directRequest.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import { RequestLogController } from '../observability/requestLogController.js';
+import { type OperatorPageOptions, registerOperatorPage } from '../operator/operatorPage.js';
 import type { GatewayRuntime } from '../runtime.js';
 import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   readonly upstreams?: () => readonly UpstreamReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
   readonly direct?: boolean;
+  /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
+  readonly operator?: OperatorPageOptions;
 }
 
 const CORS_HEADERS = {
@@ -174,6 +177,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
+  if (deps.operator !== undefined) registerOperatorPage(app, deps.operator);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });

@@ -179,6 +179,16 @@ export function createToolCallHandler(
           outcome: upstream.reason ?? outcome,
         });
       }
+      runtime.recentCalls.record({
+        at: Date.now(),
+        principal: audience.principal.name,
+        era: audience.era,
+        tool: boundStrings(name, maxChars),
+        kind,
+        outcome,
+        durationMs: duration_ms,
+        ...(upstream.upstream === undefined ? {} : { upstream: upstream.upstream }),
+      });
       runtime.log.info(
         {
           audit: 'tool_call',
