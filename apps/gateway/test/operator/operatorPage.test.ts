@@ -103,6 +103,10 @@ async function open(
 const texts = (page: Page, selector: string): Promise<string[]> =>
   page.locator(selector).evaluateAll((nodes) => nodes.map((n) => n.textContent ?? ''));
 
+/** Opens every collapsed part, so nothing hides from a check of the DOM or the layout. */
+const openEveryPart = (page: Page): Promise<unknown> =>
+  page.evaluate("for (const d of document.querySelectorAll('details')) d.open = true");
+
 /** The names of a list the page writes as one line of space-separated names. */
 const namesIn = async (page: Page, selector: string): Promise<string[]> =>
   ((await page.locator(selector).textContent()) ?? '').split(' ').filter((n) => n !== '');
@@ -219,9 +223,7 @@ describe('the operator page at GET /', () => {
       const { page, status } = await open(`${gw.base}/?as=${as}`, { token: ADMIN_TOKEN });
       expect(status).toBe(200);
       // Every section open, so nothing hides in a collapsed part of the DOM either.
-      await page.evaluate(() => {
-        for (const d of document.querySelectorAll('details')) d.open = true;
-      });
+      await openEveryPart(page);
       const dom = await page.content();
       for (const secret of [...SECRETS, sha256(HASHED_TOKEN)]) expect(dom).not.toContain(secret);
       // The config is there, redacted, with the keys an operator looks for.
@@ -307,13 +309,11 @@ describe('the operator page at GET /', () => {
     const client = await connectClient(gw.url, { token: AGENT_TOKEN });
     await client.client.callTool({ name: 'skill_csv-tools_get_info', arguments: {} });
     const { page } = await open(`${gw.base}/?as=agent`, { token: ADMIN_TOKEN, width: 390, height: 844 });
-    await page.evaluate(() => {
-      for (const d of document.querySelectorAll('details')) d.open = true;
-    });
-    const [scrollWidth, innerWidth] = await page.evaluate(() => [
-      document.documentElement.scrollWidth,
-      window.innerWidth,
-    ]);
+    await openEveryPart(page);
+    // Evaluated in the page (as text: the test's own compiler has no DOM types).
+    const [scrollWidth, innerWidth] = (await page.evaluate(
+      '[document.documentElement.scrollWidth, window.innerWidth]',
+    )) as [number, number];
     expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
     await client.close();
   });
