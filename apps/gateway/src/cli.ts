@@ -18,11 +18,12 @@ import {
 } from '@skillgate/skills';
 import { createAccessPolicy, type Principal } from './auth/accessPolicy.js';
 import { createPrincipalDirectory } from './auth/principalDirectory.js';
+import { catalogSettings, upstreamDefinitions } from './compose/gatewaySettings.js';
 import { createGateway } from './createGateway.js';
 import { createDisclosurePolicy, type DisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
-import { createUpstreamPoolFromConfig } from './upstreams/createUpstreamPoolFromConfig.js';
+import { createGatewayUpstreamPool } from './upstreams/createGatewayUpstreamPool.js';
 
 const USAGE = `Usage: skillgate <command> [options]
 
@@ -102,8 +103,8 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
       await gateway.close().catch(() => {});
       throw error;
     });
-  const skills = gateway.runtime.catalogs.current.skills.size;
-  gateway.runtime.log.info(
+  const skills = gateway.catalogs.current.skills.size;
+  gateway.log.info(
     { address, path, skills, disclosure: config.skills.disclosure },
     `serving ${skills} skills (${config.skills.disclosure} disclosure)`,
   );
@@ -116,11 +117,11 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
       process.exit(1);
     }
     stoppingSince = Date.now();
-    gateway.runtime.log.info({ signal }, 'shutting down');
+    gateway.log.info({ signal }, 'shutting down');
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        gateway.runtime.log.error({ err: error }, 'shutdown failed');
+        gateway.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -134,7 +135,7 @@ async function validate(flags: Flags, roots: readonly string[]): Promise<number>
   let config = await configFrom(flags, roots);
   // --strict overrides the config's validation for this run only.
   if (flags.strict === true) config = { ...config, skills: { ...config.skills, validation: 'strict' } };
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(catalogSettings(config));
   for (const p of catalog.problems) {
     const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;
     process.stdout.write(`${p.severity.padEnd(7)} ${p.code.padEnd(20)} ${where}: ${p.reason}\n`);
@@ -149,7 +150,7 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
   const format = (flags.format ?? 'markdown') as SummaryFormat;
   if (!['markdown', 'json', 'xml'].includes(format))
     throw new UsageError(`--format must be markdown, json or xml`);
-  const catalog = await buildCatalog(await configFrom(flags, roots));
+  const catalog = await buildCatalog(catalogSettings(await configFrom(flags, roots)));
   process.stdout.write(`${renderSummary(catalog.skills.values(), format)}\n`);
   return 0;
 }
@@ -161,7 +162,11 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
 async function connectedUpstreams(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
   if (config.upstreams.length === 0) return [];
   const quiet = { info: () => {}, warn: () => {} };
-  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  const pool = createGatewayUpstreamPool({
+    upstreams: upstreamDefinitions(config),
+    env: process.env,
+    log: quiet,
+  });
   try {
     await pool.start();
     return pool.snapshots();
@@ -177,7 +182,13 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(config, await connectedUpstreams(config));
+  const snapshots = await connectedUpstreams(config);
+  const catalog = await buildCatalog(catalogSettings(config), snapshots);
+  // An upstream that could not be reached has no tools to show: say so rather than list nothing silently.
+  for (const s of snapshots.filter((u) => u.state !== 'ready')) {
+    const why = s.lastError === undefined ? '' : ` (${s.lastError})`;
+    process.stderr.write(`note: upstream "${s.id}" is ${s.state}${why}: its call tools are not listed\n`);
+  }
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
@@ -222,7 +233,7 @@ function previewPolicy(config: SkillgateConfig): DisclosurePolicy {
 async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const principal = principalOf(config, flags.token);
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(catalogSettings(config));
   // The same view skills/list pages (no sessions here, so nothing is unlocked).
   const view = skillsViewOf(previewPolicy(config), catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
@@ -245,7 +256,11 @@ async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
 async function upstreams(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const quiet = { info: () => {}, warn: () => {} };
-  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  const pool = createGatewayUpstreamPool({
+    upstreams: upstreamDefinitions(config),
+    env: process.env,
+    log: quiet,
+  });
   try {
     await pool.start();
     const snapshots = pool.snapshots();
