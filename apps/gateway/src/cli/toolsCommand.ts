@@ -1,44 +1,35 @@
-import type { SkillgateConfig } from '@skillgate/config';
-import { DISCLOSURES, type Disclosure, type UpstreamSnapshot } from '@skillgate/skills';
-import { catalogSettings, upstreamDefinitions } from '../compose/gatewaySettings.js';
-import { previewToolList } from '../disclosure/disclosurePolicy.js';
+import { DISCLOSURES, type Disclosure } from '@skillgate/skills';
+import { catalogSettings } from '../compose/gatewaySettings.js';
 import { buildCatalog } from '../reload/catalogSource.js';
-import { createGatewayUpstreamPool } from '../upstreams/createGatewayUpstreamPool.js';
 import { configFrom, type Flags } from './configFrom.js';
+import { previewPolicy } from './previewPolicy.js';
+import { principalOf } from './principalOf.js';
+import { upstreamSnapshots } from './upstreamSnapshots.js';
 import { UsageError } from './usage.js';
 
 /**
- * The upstreams' snapshots after one connection attempt each (as serve would start them), so that `tools`
- * shows their call tools; the pool is closed again before printing.
+ * `skillgate tools`: the tool list a session would see, of every skill or of what token NAME may use, with
+ * --unlock'ed skills' tools (upstreams are connected once, so their call tools show).
  */
-async function connectedUpstreams(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
-  if (config.upstreams.length === 0) return [];
-  const quiet = { info: () => {}, warn: () => {} };
-  const pool = createGatewayUpstreamPool({
-    upstreams: upstreamDefinitions(config),
-    env: process.env,
-    log: quiet,
-  });
-  try {
-    await pool.start();
-    return pool.snapshots();
-  } finally {
-    await pool.close();
-  }
-}
-
-/** `skillgate tools`: the tool list a session would see, with --unlock'ed skills' tools. */
 export async function toolsCommand(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
+  const principal = principalOf(config, flags.token);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(catalogSettings(config), await connectedUpstreams(config));
+  const snapshots = await upstreamSnapshots(config);
+  const catalog = await buildCatalog(catalogSettings(config), snapshots);
+  // An upstream that could not be reached has no tools to show: say so rather than list nothing silently.
+  for (const s of snapshots.filter((u) => u.state !== 'ready')) {
+    const why = s.lastError === undefined ? '' : ` (${s.lastError})`;
+    process.stderr.write(`note: upstream "${s.id}" is ${s.state}${why}: its call tools are not listed\n`);
+  }
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
-  const list = previewToolList(catalog, disclosure, new Set(unlock));
+  // The same list the operator page shows for the principal (apps/gateway/src/operator/).
+  const list = previewPolicy(config).previewTools(catalog, principal, disclosure, new Set(unlock));
   if (flags.json === true) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const tool of list) process.stdout.write(`${tool.name}\n`);
   return 0;

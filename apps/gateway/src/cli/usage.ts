@@ -5,8 +5,9 @@ Commands:
   serve     [ROOT...] [--config FILE] [--host H] [--port N]  run the gateway
   validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
-  tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
-                                                      print the tool list a session would see (connects to the
+  tools     [ROOT...] [--config FILE] [--token NAME] [--unlock SKILL...] [--disclosure MODE] [--json]
+                                                      print the tool list a session would see, of every skill or
+                                                      of what token NAME (or anonymous) may use (connects to the
                                                       upstreams, so --unlock shows their call tools)
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,

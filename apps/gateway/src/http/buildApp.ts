@@ -17,6 +17,7 @@ import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { Metrics } from '../observability/metrics.js';
 import { RequestLogController } from '../observability/requestLogController.js';
+import { type OperatorPageOptions, registerOperatorPage } from '../operator/operatorPage.js';
 import type { CatalogSource } from '../reload/catalogSource.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
@@ -83,6 +84,8 @@ export interface AppDeps {
   readonly upstreams?: () => readonly UpstreamReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
   readonly direct?: boolean;
+  /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
+  readonly operator?: OperatorPageOptions;
 }
 
 const CORS_HEADERS = {
@@ -145,6 +148,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
+  if (deps.operator !== undefined) registerOperatorPage(app, deps.operator);
   registerStatusRoutes(app, deps);
   const path = settings.path;
   registerOAuthMetadataRoutes(app, deps.bearerAuth, path);

@@ -13,6 +13,7 @@ import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
+import type { RecentCalls } from '../observability/recentCalls.js';
 import type { CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
 import { callTool } from './toolCalls.js';
@@ -38,6 +39,8 @@ export interface ToolHandlersOptions extends ToolCallParts {
   readonly maxClientStringChars: number;
   /** Whether the audit line carries the call's arguments (`logging.log_arguments`). */
   readonly logArguments: boolean;
+  /** Where each finished call is also kept for the operator page (never its arguments). */
+  readonly recentCalls: Pick<RecentCalls, 'record'>;
 }
 
 /** tools/list + tools/call of the gateway, the same way for both eras. */
@@ -79,6 +82,9 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
   notify(notification: ServerNotification): Promise<void>;
 }
+
+// Tool kinds whose arguments go to an upstream server: never in the audit line (docs/upstreams.md).
+const UPSTREAM_KINDS: ReadonlySet<string> = new Set(['call', 'call_skill_tool']);
 
 /** A tools/call handler for one audience: the SDK servers register it, the direct path calls it. */
 export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
@@ -203,6 +209,16 @@ function createToolCallHandler(
           outcome: upstream.reason ?? outcome,
         });
       }
+      options.recentCalls.record({
+        at: Date.now(),
+        principal: audience.principal.name,
+        era: audience.era,
+        tool: boundStrings(name, maxChars),
+        kind,
+        outcome,
+        durationMs: duration_ms,
+        ...(upstream.upstream === undefined ? {} : { upstream: upstream.upstream }),
+      });
       log.info(
         {
           audit: 'tool_call',
@@ -215,7 +231,10 @@ function createToolCallHandler(
           // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
           ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
           duration_ms,
-          ...(options.logArguments ? { arguments: boundStrings(request.params.arguments, maxChars) } : {}),
+          // Never for upstream calls, whatever log_arguments says: they are data for another system.
+          ...(options.logArguments && !UPSTREAM_KINDS.has(kind)
+            ? { arguments: boundStrings(request.params.arguments, maxChars) }
+            : {}),
         },
         'tool call',
       );

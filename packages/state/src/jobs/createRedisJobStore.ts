@@ -4,6 +4,7 @@ import { StateError } from '../stateError.js';
 import type { JobRecord, JobStore, JobStoreOptions } from '../types.js';
 import { cutOutput } from './cutOutput.js';
 import { parseJobRecord } from './jobRecordSchema.js';
+import { NO_OUTPUT } from './noOutput.js';
 import { REDIS_JOB_SCRIPTS, RUNNING_INDEX } from './redisJobScripts.js';
 
 /** Options of createRedisJobStore. */
@@ -179,6 +180,22 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       return Number(
         await connection.script(REDIS_JOB_SCRIPTS.count, [connection.key(RUNNING_INDEX)], [prefix, ttl]),
       );
+    },
+    async newestRunning(limit) {
+      ensureOpen();
+      if (limit <= 0) return [];
+      const flat = await connection.script(
+        REDIS_JOB_SCRIPTS.newestRunning,
+        [connection.key(RUNNING_INDEX)],
+        [prefix, ttl, limit],
+      );
+      const records: JobRecord[] = [];
+      for (let i = 0; Array.isArray(flat) && i + 1 < flat.length; i += 2) {
+        const record = parseJobRecord(String(flat[i]), flat[i + 1]);
+        // Listed without output: the page shows what runs, not what it printed.
+        if (record !== undefined) records.push({ ...record, output: NO_OUTPUT });
+      }
+      return records;
     },
     async close() {
       if (closed) return;

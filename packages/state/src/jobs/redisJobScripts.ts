@@ -119,6 +119,25 @@ for _, jid in ipairs(redis.call('ZRANGE', index, 0, -1)) do
 end
 return running`);
 
+// ARGV: prefix, ttl, limit. The newest running jobs as { id, hash, id, hash, ... }, newest first; jobs of dead
+// replicas are marked lost and left out, as COUNT does.
+const NEWEST_RUNNING = redisScript(`${NOW}${LOST_CHECK}
+local index = ARGV[1] .. '${RUNNING_INDEX}'
+local out = {}
+local found = 0
+for _, jid in ipairs(redis.call('ZREVRANGE', index, 0, -1)) do
+  if found >= tonumber(ARGV[3]) then break end
+  if checkLost(jid, ARGV[1], ARGV[2], now) == 'running' then
+    local jk = ARGV[1] .. 'job:' .. jid
+    table.insert(out, jid)
+    table.insert(out, redis.call('HGETALL', jk))
+    found = found + 1
+  else
+    redis.call('ZREM', index, jid)
+  end
+end
+return out`);
+
 /** The Lua scripts of the Redis job store, each run atomically on the server (docs/scale-out.md). */
 export const REDIS_JOB_SCRIPTS = {
   start: START,
@@ -127,4 +146,5 @@ export const REDIS_JOB_SCRIPTS = {
   read: READ,
   drop: DROP,
   count: COUNT,
+  newestRunning: NEWEST_RUNNING,
 } as const;

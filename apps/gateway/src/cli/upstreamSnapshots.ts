@@ -1,0 +1,24 @@
+import type { SkillgateConfig } from '@skillgate/config';
+import type { UpstreamSnapshot } from '@skillgate/skills';
+import { upstreamDefinitions } from '../compose/gatewaySettings.js';
+import { createGatewayUpstreamPool } from '../upstreams/createGatewayUpstreamPool.js';
+
+/**
+ * The upstreams' snapshots after one connection attempt each (as serve would start them); the pool is
+ * closed again before they are returned.
+ */
+export async function upstreamSnapshots(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
+  if (config.upstreams.length === 0) return [];
+  const quiet = { info: () => {}, warn: () => {} };
+  const pool = createGatewayUpstreamPool({
+    upstreams: upstreamDefinitions(config),
+    env: process.env,
+    log: quiet,
+  });
+  try {
+    await pool.start();
+    return pool.snapshots();
+  } finally {
+    await pool.close();
+  }
+}
