@@ -44,8 +44,8 @@ export function sharedSurfaceTools(catalog: Catalog, modern: Disclosure): SkillS
     out[surface] = catalog
       .listTools(surfaceView(surface, modern, every))
       .map((t) => t.name)
-      .filter((name) => {
-        const target = catalog.resolve(name);
+      .filter((tool) => {
+        const target = catalog.resolve(tool);
         return target === undefined || !('skill' in target);
       });
   }
