@@ -62,7 +62,7 @@ export async function startServer(
 }
 
 /** Opens an MCP session over raw HTTP (initialize + initialized) and returns its id. */
-export async function openSession(url: string): Promise<string> {
+async function openSession(url: string): Promise<string> {
   const headers = { 'content-type': 'application/json', accept: ACCEPT };
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',

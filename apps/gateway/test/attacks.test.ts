@@ -1,3 +1,4 @@
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
 import {
@@ -211,7 +212,8 @@ describe('hostile tool calls', () => {
       name: 'skill_gateway-probe_run_slow_py',
       arguments: { args: ['--seconds', '1'] },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // The first run holds the principal's only slot once it runs: wait for that, not for a clock.
+    await waitFor(() => gw.gateway.runner.active > 0, { what: 'the slow script to run' });
     const second = await attacker.client.callTool({
       name: 'skill_gateway-probe_run_echo-args_py',
       arguments: { args: ['x'] },

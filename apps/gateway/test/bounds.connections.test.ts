@@ -4,10 +4,10 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPT, openSession } from './helpers/rawHttp.js';
 import { connectClient, startTestGateway, type TestClient, type TestGateway } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 /** A raw TCP client: what it received, and whether the server has closed it. */
 interface RawConnection {

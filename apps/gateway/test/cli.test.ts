@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectClient, EXAMPLES_ROOT, REPO_ROOT, toolNames } from './helpers/testGateway.js';
 
@@ -288,11 +289,13 @@ describe('skillgate CLI with skill folders as arguments', () => {
     });
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     try {
-      const address = await waitFor(
-        () => /"address":"(http:\/\/[^"]+)"/.exec(output)?.[1],
-        30_000,
-        () => output,
+      const addressOf = () => /"address":"(http:\/\/[^"]+)"/.exec(output)?.[1];
+      await waitFor(() => addressOf() !== undefined, { timeoutMs: 30_000, what: 'the listening line' }).catch(
+        (error: unknown) => {
+          throw new Error(`${String(error)}; output so far:\n${output}`);
+        },
       );
+      const address = addressOf() ?? '';
       const client = await connectClient(new URL('/mcp', address));
       expect(await toolNames(client.client)).toEqual(['skill_my-skill_get_info']);
       await client.close();
@@ -302,14 +305,3 @@ describe('skillgate CLI with skill folders as arguments', () => {
     }
   });
 });
-
-/** Polls `probe` until it returns a value, or fails after `ms` with `context()` in the message. */
-async function waitFor<T>(probe: () => T | undefined, ms: number, context: () => string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; output so far:\n${context()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

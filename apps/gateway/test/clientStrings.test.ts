@@ -1,8 +1,8 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createRedisConnection, type RedisConnection } from '@skillgate/state';
+import { type RedisServer, startRedisServer } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initializeBody, post } from './helpers/rawHttp.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 
 // A tenant that sends huge client strings: the session records, the log lines and the progress

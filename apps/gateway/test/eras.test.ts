@@ -1,11 +1,11 @@
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post } from './helpers/rawHttp.js';
 import { EXAMPLES_ROOT, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 import { connectV2 } from './helpers/v2Client.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const MODERN = '2026-07-28';
 const meta = {

@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFile, realpath, rename, symlink } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { createTempSkills, skillMd, type TempSkills } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectClient,
@@ -20,12 +20,6 @@ import { connectV2, type V2TestClient } from './helpers/v2Client.js';
 const SECRET = 'SECRET: bytes outside the skill\n';
 const HOST_PASSWD = /^root:.*:0:0:/m;
 
-async function put(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content);
-}
-
-const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n# ${name}\n`;
 // Prints where it runs: the cwd and SKILL_DIR must be the skill folder's real path.
 const WHERE_PY = 'import os\nprint(os.getcwd())\nprint(os.environ["SKILL_DIR"])\n';
 
@@ -36,6 +30,7 @@ async function swapForSymlink(path: string, target: string): Promise<void> {
 }
 
 describe.each(['off', 'bwrap'] as const)('a parent folder swapped for a symlink (sandbox %s)', (sandbox) => {
+  let temp: TempSkills;
   let work: string;
   let skill: string;
   let gw: TestGateway;
@@ -43,8 +38,10 @@ describe.each(['off', 'bwrap'] as const)('a parent folder swapped for a symlink 
   let modern: V2TestClient;
 
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'skillgate-escape-'));
-    const root = join(work, 'root');
+    temp = await createTempSkills({}, 'skillgate-escape-');
+    work = temp.work;
+    const root = temp.root;
+    const put = (path: string, content: string) => temp.put(relative(work, path), content);
     skill = join(root, 'victim');
     await put(join(skill, 'SKILL.md'), skillMd('victim'));
     await put(join(skill, 'references/notes/guide.md'), 'the guide\n');
@@ -71,7 +68,7 @@ describe.each(['off', 'bwrap'] as const)('a parent folder swapped for a symlink 
     await legacy?.close();
     await modern?.close();
     await gw?.close();
-    await rm(work, { recursive: true, force: true });
+    await temp.close();
   });
 
   const toolOf = (skillName: string, path: string, kind: 'read' | 'run'): string => {

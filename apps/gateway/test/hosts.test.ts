@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '@skillgate/config';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/index.js';
 import { openSession, post } from './helpers/rawHttp.js';
@@ -17,7 +18,6 @@ import {
   textOf,
   toolNames,
 } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // What real agent hosts do to a gateway (docs/clients.md): they add argument keys, rename tools, keep only
 // the first 2 KB of the instructions, build the model's next request from the list they hold, and open

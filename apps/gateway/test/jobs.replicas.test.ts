@@ -3,13 +3,12 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_HEADER, startHaproxy } from './helpers/haproxy.js';
 import { messagesOf, openSession, post } from './helpers/rawHttp.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // Async jobs across two replicas sharing one real redis-server: replica A is a real `skillgate serve`
 // process (so it can be killed with SIGKILL), replica B runs in this process. Requests go to each replica's

@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post } from './helpers/rawHttp.js';
 import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { connectV2, type V2TestClient } from './helpers/v2Client.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // One principal opening subscriptions/listen streams as fast as it can used to take the SDK's one
 // process-wide cap (1,024) for itself, after which every other tenant got HTTP 200 with -32603. Now it

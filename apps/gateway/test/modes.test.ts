@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   connectClient,
@@ -8,18 +8,20 @@ import {
   textOf,
   toolNames,
 } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 let gw: TestGateway | undefined;
 
 /** Polls skill_get_async_status until the job leaves `running` (about 5 s at most); returns its state. */
 async function settledState(client: Client, jobId: string): Promise<string> {
   let state = 'running';
-  for (let i = 0; i < 50 && state === 'running'; i++) {
-    await sleep(100);
-    const status = await client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
-    state = (status.structuredContent as { state: string }).state;
-  }
+  await waitFor(
+    async () => {
+      const status = await client.callTool({ name: 'skill_get_async_status', arguments: { job_id: jobId } });
+      state = (status.structuredContent as { state: string }).state;
+      return state !== 'running';
+    },
+    { timeoutMs: 5000, intervalMs: 100, what: `job ${jobId} to settle` },
+  ).catch(() => {});
   return state;
 }
 afterEach(async () => {

@@ -1,6 +1,6 @@
+import { type RedisServer, startRedisServer } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ProviderClient, startTestProvider, type TestProvider } from './helpers/oidcProvider.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { type ReplicaCluster, startReplicaCluster } from './helpers/replicaCluster.js';
 import { connectClient, textOf, toolNames } from './helpers/testGateway.js';
 import { connectV2 } from './helpers/v2Client.js';

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { parseConfig } from '@skillgate/config';
+import { waitFor } from '@skillgate/testkit';
 import { base64url } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../src/index.js';
@@ -26,7 +27,6 @@ import {
   toolNames,
 } from './helpers/testGateway.js';
 import { connectV2 } from './helpers/v2Client.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const SECRET = 'oauth-e2e-client-secret-0123456789';
 const STATIC_TOKEN = 'static-token-for-ops-0123456789';

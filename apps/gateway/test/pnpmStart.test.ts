@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
+import { waitFor } from '@skillgate/testkit';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 describe('pnpm start', () => {
   // It builds every package first, so it gets minutes, not seconds.

@@ -1,7 +1,7 @@
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@skillgate/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   connectClient,
@@ -29,25 +29,20 @@ afterEach(async () => {
 const skillMd = (name: string, description: string) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\nInstructions.\n`;
 
-/** Polls until check passes or about 5 s have gone by. */
-async function eventually(check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error('condition not met within 5 s');
-}
-
 describe('hot reload (skills.watch)', () => {
   it('adds a new skill and notifies connected sessions once', async () => {
     const url = gw?.url as URL;
     const c = await connectClient(url);
     await toolNames(c.client);
     await cp(join(EXAMPLES_ROOT, 'csv-tools'), join(root, 'csv-tools'), { recursive: true });
-    await eventually(async () => (await toolNames(c.client)).includes('skill_csv-tools_get_info'));
-    await eventually(() => c.listChanged() >= 1);
-    await sleep(400);
-    expect(c.listChanged()).toBe(1);
+    await waitFor(async () => (await toolNames(c.client)).includes('skill_csv-tools_get_info'));
+    await waitFor(() => c.listChanged() >= 1);
+    // A second change the session sees: its notification travels on the same stream after any duplicate of
+    // the first, so once it is here a duplicate would have arrived (no clock decides).
+    await cp(join(EXAMPLES_ROOT, 'release-notes'), join(root, 'release-notes'), { recursive: true });
+    await waitFor(async () => (await toolNames(c.client)).includes('skill_release-notes_get_info'));
+    await waitFor(() => c.listChanged() >= 2);
+    expect(c.listChanged()).toBe(2);
     await c.close();
   });
 
@@ -56,7 +51,7 @@ describe('hot reload (skills.watch)', () => {
     await c.client.callTool({ name: 'skill_log-triage_get_info', arguments: {} });
     expect(await toolNames(c.client)).toContain('skill_log-triage_run_triage_sh');
     await rm(join(root, 'log-triage'), { recursive: true });
-    await eventually(async () => !(await toolNames(c.client)).includes('skill_log-triage_get_info'));
+    await waitFor(async () => !(await toolNames(c.client)).includes('skill_log-triage_get_info'));
     expect(await toolNames(c.client)).not.toContain('skill_log-triage_run_triage_sh');
     await expect(
       c.client.callTool({ name: 'skill_log-triage_run_triage_sh', arguments: {} }),
@@ -72,14 +67,18 @@ describe('hot reload (skills.watch)', () => {
       join(root, 'text-stats', 'SKILL.md'),
       '---\nname: text-stats\ndescription: [unclosed\n---\nbody\n',
     );
-    await sleep(600);
+    // The broken edit is reloaded (and its skill kept) once the catalog says so.
+    await waitFor(
+      () => gw?.gateway.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD') ?? false,
+      { what: 'the reload that keeps the last good version' },
+    );
     expect(await toolNames(c.client)).toContain('skill_text-stats_get_info');
     const info = await c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
     expect(textOf(info)).toContain('scripts/stats.py');
     expect(gw?.gateway.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD')).toBe(true);
 
     await writeFile(join(root, 'text-stats', 'SKILL.md'), skillMd('text-stats', 'Counts words, now edited.'));
-    await eventually(async () => {
+    await waitFor(async () => {
       const { tools } = await c.client.listTools();
       return (
         tools.find((t) => t.name === 'skill_text-stats_get_info')?.description === 'Counts words, now edited.'
@@ -92,12 +91,14 @@ describe('hot reload (skills.watch)', () => {
     const c = await connectClient(gw?.url as URL);
     await toolNames(c.client);
     await writeFile(join(root, 'log-triage', 'references', 'extra.md'), '# more\n');
-    await eventually(
+    await waitFor(
       () =>
         gw?.gateway.catalogs.current.skills.get('log-triage')?.toolNames.has('references/extra.md') ?? false,
     );
-    await sleep(300);
-    expect(c.listChanged()).toBe(0);
+    // A change this session does see: had the first reload notified it, that notification would come first.
+    await cp(join(EXAMPLES_ROOT, 'release-notes'), join(root, 'release-notes'), { recursive: true });
+    await waitFor(() => c.listChanged() >= 1);
+    expect(c.listChanged()).toBe(1);
     await c.close();
   });
 });

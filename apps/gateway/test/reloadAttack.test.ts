@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // Adding 1,000 skills under `watch` used to build the new catalog in one synchronous piece (1.5–1.9 s on
 // the issue's machine), during which no client got any answer. The healthy client here keeps listing its

@@ -1,10 +1,10 @@
 import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_HEADER } from './helpers/haproxy.js';
 import { ACCEPT, initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import {
   connectRecorded,
   counter,
@@ -14,7 +14,6 @@ import {
   waitUntilOut,
 } from './helpers/replicaCluster.js';
 import { EXAMPLES_ROOT, textOf, toolNames } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // Replicas on the Redis backend behind a real HAProxy in round-robin (no stickiness): any replica serves any
 // request of any 2025-era session. Which replica answered is read from X-Skillgate-Backend, never assumed.

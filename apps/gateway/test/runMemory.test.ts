@@ -1,6 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createTempSkills, type TempSkills } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectClient,
@@ -40,19 +38,22 @@ print('held')
 describe.each(['off', 'bwrap'] as const)(
   'one run over memory_mb across many processes (sandbox %s)',
   (sandbox) => {
-    let work: string;
+    let skills: TempSkills;
     let gw: TestGateway;
     let client: TestClient;
 
     beforeAll(async () => {
-      work = await mkdtemp(join(tmpdir(), 'skillgate-memory-'));
-      const skill = join(work, 'hog');
-      await mkdir(join(skill, 'scripts'), { recursive: true });
-      await writeFile(join(skill, 'SKILL.md'), '---\nname: hog\ndescription: Holds memory.\n---\n# hog\n');
-      await writeFile(join(skill, 'scripts', 'hog.py'), HOG_PY);
-      await writeFile(join(skill, 'scripts', 'ok.py'), 'print("ran fine")\n');
+      skills = await createTempSkills(
+        {
+          hog: {
+            description: 'Holds memory.',
+            files: { 'scripts/hog.py': HOG_PY, 'scripts/ok.py': 'print("ran fine")\n' },
+          },
+        },
+        'skillgate-memory-',
+      );
       gw = await startTestGateway({
-        skills: { roots: [work], disclosure: 'eager' },
+        skills: { roots: [skills.root], disclosure: 'eager' },
         scripts: { sandbox, limits: { memory_mb: 64 } },
       });
       client = await connectClient(gw.url);
@@ -61,7 +62,7 @@ describe.each(['off', 'bwrap'] as const)(
     afterAll(async () => {
       await client?.close();
       await gw?.close();
-      await rm(work, { recursive: true, force: true });
+      await skills.close();
     });
 
     it('six processes of 40 MiB under memory_mb: 64: the run is stopped and reports limit_exceeded memory; a healthy run is unharmed', async () => {

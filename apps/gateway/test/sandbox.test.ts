@@ -5,6 +5,7 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@skillgate/config';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveProcess } from './helpers/serveProcess.js';
 import {
@@ -14,7 +15,6 @@ import {
   type TestClient,
   type TestGateway,
 } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // Hostile scripts (apps/gateway/test/fixtures/hostile-skills) run through real gateways, each attempt once
 // in the sandbox, where it must fail, and once with `sandbox: off`, where it must succeed: the off run proves

@@ -1,6 +1,6 @@
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, toolNames } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const TOKEN_A = 'scope-token-a-0123456789';
 const TOKEN_B = 'scope-token-b-0123456789';

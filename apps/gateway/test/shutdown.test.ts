@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveProcess } from './helpers/serveProcess.js';
 import { connectClient, EXAMPLES_ROOT, PROBE_ROOT } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 /** Waits until the gateway at `url` reports a script running (so SIGTERM finds one in flight). */
 async function scriptRunning(url: URL): Promise<void> {

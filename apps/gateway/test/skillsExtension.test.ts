@@ -3,11 +3,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SkillsClient, SkillVerificationError } from '@modelcontextprotocol/client/ext/skills';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagesOf, post } from './helpers/rawHttp.js';
 import { EXAMPLES_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { connectV2, type V2TestClient } from './helpers/v2Client.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const MODERN = '2026-07-28';
 const meta = {

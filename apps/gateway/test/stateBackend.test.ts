@@ -1,10 +1,9 @@
 import { parseConfig } from '@skillgate/config';
 import { createRedisConnection } from '@skillgate/state';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/index.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { connectClient, REPO_ROOT, startTestGateway, toolNames } from './helpers/testGateway.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // One replica on the Redis backend: its session store is the shared one, and /readyz follows Redis.
 let redis: RedisServer;

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectClient,
@@ -14,7 +15,6 @@ import {
   toolNames,
 } from './helpers/testGateway.js';
 import { connectV2 } from './helpers/v2Client.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // Real third-party MCP servers from npm, started over stdio by the gateway itself.
 const require = createRequire(import.meta.url);

@@ -1,11 +1,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesOf, openSession, post } from './helpers/rawHttp.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 import { counter, type ReplicaCluster, startReplicaCluster } from './helpers/replicaCluster.js';
 import { type HttpTestUpstream, startHttpUpstream } from './helpers/testUpstream.js';
 import { connectV2, type V2TestClient } from './helpers/v2Client.js';
-import { waitFor } from './helpers/waitFor.js';
 
 // Upstream calls across two replicas sharing one real redis-server. Each replica holds its own connection
 // to the same upstream server (as in production: nothing upstream is shared state), so a session unlocked

@@ -63,9 +63,3 @@ export type UpstreamConfig = SkillgateConfig['upstreams'][number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** `logging.format`: pretty or JSON lines, or auto (pretty on a terminal). */
 export type LogFormat = (typeof LOG_FORMATS)[number];
-/** One configured bearer token (exactly one of token_env and token_sha256 is set). */
-export type TokenConfig = SkillgateConfig['auth']['tokens'][number];
-/** The auth.oauth section: one issuer whose access tokens the gateway accepts. */
-export type OAuthConfig = NonNullable<SkillgateConfig['auth']['oauth']>;
-/** One client profile: which clients it matches and the disclosure they get. */
-export type ClientProfile = SkillgateConfig['clients'][number];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { configSchema } from './configSchema.js';
 
 /** Strips default/prefault/optional wrappers, which only say what happens when a key is missing. */
-export function unwrapSchema(schema: z.ZodType): z.ZodType {
+function unwrapSchema(schema: z.ZodType): z.ZodType {
   let current = schema;
   while (
     current instanceof z.ZodDefault ||

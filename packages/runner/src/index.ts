@@ -1,16 +1,11 @@
 export { createScriptRunner } from './createScriptRunner.js';
-export {
-  createProcessGuard,
-  type ProcessGuard,
-  type ProcessGuardOptions,
-} from './guard/processGuard.js';
+export { createProcessGuard, type ProcessGuard } from './guard/processGuard.js';
 export type { RunCgroup } from './guard/runCgroup.js';
 export { lastLines } from './lastLines.js';
-export { type LaunchSpec, launchCommand } from './launchCommand.js';
+export { launchCommand } from './launchCommand.js';
 export { RunnerError } from './runnerError.js';
-export { type ProbeOptions, probeSandbox } from './sandbox/probeSandbox.js';
+export { probeSandbox } from './sandbox/probeSandbox.js';
 export type {
-  IsolationReport,
   LimitName,
   RunnerErrorCode,
   RunnerOptions,
@@ -19,8 +14,6 @@ export type {
   RunRequest,
   RunResult,
   SandboxMode,
-  SandboxStatus,
-  ScriptLimits,
   ScriptOutput,
   ScriptRunner,
 } from './types.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '@skillgate/testkit';
 import type { RunnerOptions, RunRequest } from '../src/index.js';
 
 /** The skill directory of the tests: the fixtures folder. */
@@ -54,12 +54,10 @@ export function isAlive(pid: number): boolean {
 
 /** Waits up to `ms` for a process to be gone, since a SIGKILL lands asynchronously. */
 export async function waitGone(pid: number, ms = 1000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await sleep(20);
-  }
-  return true;
+  return waitFor(() => !isAlive(pid), { timeoutMs: ms, what: `process ${pid} to be gone` }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Parses the pid a fixture prints as `child <pid>` or `pid <pid>`. */
@@ -71,9 +69,5 @@ export function printedPid(text: string, label: 'child' | 'pid'): number {
 
 /** Polls until `check` holds or `ms` pass. */
 export async function until(check: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
+  await waitFor(check, { timeoutMs: ms, intervalMs: 10 });
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitFor } from '@skillgate/testkit';
 import { describe, expect, it } from 'vitest';
 import { createProcessGuard } from '../src/guard/processGuard.js';
 import { isAlive, waitGone } from './helpers.js';
@@ -35,7 +36,15 @@ describe('the watchdog', () => {
     };
     const tracked = registered();
     const untracked = registered();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each registered before it exec'd sleep: once both run sleep, the watchdog has read both lines.
+    const runsSleep = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep');
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(() => runsSleep(tracked) && runsSleep(untracked), { what: 'both runs registered' });
     guard.untrack(untracked);
     try {
       await guard.close();
@@ -66,7 +75,8 @@ describe('run cgroups', () => {
       { stdio: 'ignore', detached: true },
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The shell forks until the pids limit refuses it: wait for that refusal, not for a clock.
+      await waitFor(() => run.hitPidsLimit(), { what: 'the pids limit to refuse a fork' });
       const members = readFileSync(run.procsFile, 'utf8').trim().split('\n');
       expect(members.length).toBeLessThanOrEqual(4);
       expect(run.hitPidsLimit()).toBe(true);
@@ -94,8 +104,15 @@ describe('run cgroups', () => {
     } finally {
       if (isAlive(survivor)) process.kill(survivor, 'SIGKILL');
       await guard.close();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await rmdir(root).catch(() => {});
+      // The watchdog removes its cgroups as it exits: the root can go once they are gone.
+      await waitFor(
+        () =>
+          rmdir(root).then(
+            () => true,
+            () => false,
+          ),
+        { what: 'the test cgroup root to be removable', timeoutMs: 2000 },
+      ).catch(() => {});
     }
   });
 });

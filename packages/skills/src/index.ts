@@ -6,57 +6,34 @@ export type {
   Disclosure,
   SkillPrompt,
   SummaryFormat,
-  ToolAccess,
   ToolDefinition,
-  ToolInputSchema,
   ToolKind,
   ToolTarget,
   ToolView,
 } from './catalog/catalogTypes.js';
 export { DISCLOSURES } from './catalog/catalogTypes.js';
 export { createCatalog, createCatalogInSlices } from './catalog/createCatalog.js';
-export { renderSummary, type SummaryOptions } from './catalog/renderSummary.js';
+export { renderSummary } from './catalog/renderSummary.js';
 export { HOST_NAMES_NOTE } from './catalog/skillTexts.js';
-export type {
-  ArgumentLimits,
-  InputOf,
-  RunInput,
-  ToolInputs,
-  ToolInputValidators,
-  ToolSchemas,
-} from './catalog/toolInputs.js';
-export { DEFAULT_ARGUMENT_LIMITS, INPUT_OF_KIND } from './catalog/toolInputs.js';
-export {
-  buildSkillEntry,
-  SKILL_LIMITS,
-  type SkillEntryProblem,
-  type SkillEntryResult,
-} from './extension/buildSkillEntry.js';
-export type {
-  SkillEntry,
-  SkillResourceEntry,
-  SkillResourceTarget,
-  SkillsExtensionIndex,
-} from './extension/extensionTypes.js';
+export type { InputOf, RunInput } from './catalog/toolInputs.js';
+export { INPUT_OF_KIND } from './catalog/toolInputs.js';
 export { skillUri } from './extension/skillUri.js';
 export { confirmFilePlace } from './files/confirmFilePlace.js';
-export { type BoundedRead, type ReadBoundedOptions, readBounded } from './files/readBounded.js';
+export type { BoundedRead } from './files/readBounded.js';
 export { readServedFile } from './files/readServedFile.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
 export type {
   LoadResult,
   LoadSkillsOptions,
-  ParseSkillMdOptions,
   ParseSkillMdResult,
   Problem,
   ProblemCode,
   Skill,
   SkillFile,
-  SkillMdFields,
   Validation,
 } from './load/loadTypes.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './load/parseSkillMd.js';
-export { DEFAULT_MAX_FILE_BYTES, MAX_FILES_PER_SKILL } from './load/scanSkillFiles.js';
+export { DEFAULT_MAX_FILE_BYTES } from './load/scanSkillFiles.js';
 export { fileToolSuffix } from './names/fileToolSuffix.js';
 export { sanitizeName } from './names/sanitizeName.js';
 export {
@@ -69,6 +46,5 @@ export {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './names/toolNames.js';
-export type { SkillsErrorCode } from './skillsError.js';
 export { SkillsError } from './skillsError.js';
 export type { UpstreamSnapshot, UpstreamTool } from './upstreams/upstreamTypes.js';

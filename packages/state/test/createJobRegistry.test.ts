@@ -8,6 +8,7 @@ import {
   type RunRequest,
   type ScriptRunner,
 } from '@skillgate/runner';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createJobRegistry } from '../src/jobs/createJobRegistry.js';
 import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
@@ -15,8 +16,6 @@ import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
 import { StateError } from '../src/stateError.js';
 import type { JobEnd, JobRegistry, JobStore, JobStoreOptions } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const SKILL_DIR = fileURLToPath(new URL('./fixtures/job-skill/', import.meta.url));
 

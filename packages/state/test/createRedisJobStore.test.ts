@@ -1,11 +1,10 @@
 import type { ScriptOutput } from '@skillgate/runner';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
 import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
 import type { JobStore } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const output = (stdout: string, stderr = ''): ScriptOutput => ({
   stdout,

@@ -1,9 +1,9 @@
+import { type RedisServer, startRedisServer } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter } from '../src/rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from '../src/rateLimit/createRedisRateLimiter.js';
 import type { RateLimiter } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 
 let redis: RedisServer;
 let pool: ReturnType<typeof connections>;

@@ -1,3 +1,4 @@
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord, SessionStore } from '../src/index.js';
 import { createRedisConnection, type RedisConnection } from '../src/redis/createRedisConnection.js';
@@ -5,8 +6,6 @@ import {
   createRedisSessionStore,
   type RedisSessionStoreOptions,
 } from '../src/sessions/createRedisSessionStore.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const record = (id: string, principal = 'anonymous', scopeKey = id): SessionRecord => ({
   id,

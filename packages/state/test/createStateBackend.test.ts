@@ -1,3 +1,4 @@
+import { freePort, type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createStateBackend,
@@ -7,8 +8,6 @@ import {
 import type { SessionRecord } from '../src/index.js';
 import type { StateEvent } from '../src/types.js';
 import { freshPrefix } from './helpers/redisReplicas.js';
-import { freePort, type RedisServer, startRedisServer } from './helpers/redisServer.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const record = (id: string): SessionRecord => ({
   id,
@@ -102,13 +101,14 @@ describe('createStateBackend', () => {
     // Subscriptions came back too.
     const heard: StateEvent[] = [];
     peer.events.subscribe((e) => heard.push(e));
+    // Published again on every poll until one arrives: the subscription may come back after the first publish.
     await waitFor(
-      async () => {
+      () => {
+        if (heard.length > 0) return true;
         state.events.publish({ kind: 'tools_list_changed' });
-        await new Promise((r) => setTimeout(r, 50));
-        return heard.length > 0;
+        return false;
       },
-      { what: 'an event across replicas after the restart' },
+      { what: 'an event across replicas after the restart', intervalMs: 50 },
     );
   });
 

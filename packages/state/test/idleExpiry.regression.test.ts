@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@skillgate/testkit';
 import { describe, expect, it } from 'vitest';
 import { createMemorySessionStore, type SessionRecord, type SessionStore } from '../src/index.js';
 
@@ -11,15 +11,6 @@ const record = (id: string, principal: string): SessionRecord => ({
   disclosure: 'namespaced',
   createdAt: Date.now(),
 });
-
-/** Polls until `condition` holds; fails naming `what` after the deadline. */
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 // Issue 10: with max_sessions 200 and a 5 s idle TTL, five cycles of 300 initializes left 600 sessions open.
 // The gateway's expiry handler closes the transport, whose close handler deletes the session from the store
@@ -60,7 +51,7 @@ describe('regression: idle expiry corrupts the store', () => {
       expect(created).toBeGreaterThanOrEqual(maxSessions);
       if (Date.now() - started < ttlMs)
         expect({ cycle, created, refused }).toEqual({ cycle, created: maxSessions, refused: 100 });
-      await waitFor(async () => (await store.count()) === 0, `cycle ${cycle} sessions to expire`);
+      await waitFor(async () => (await store.count()) === 0, { what: `cycle ${cycle} sessions to expire` });
       expect((await store.unlocked(`c${cycle}-0`)).size).toBe(0);
     }
     // Each session expired exactly once.
@@ -74,7 +65,7 @@ describe('regression: idle expiry corrupts the store', () => {
     await store.create(record('a1', 'a'));
     await store.create(record('a2', 'a'));
     await store.create(record('b1', 'b'));
-    await waitFor(async () => (await store.count()) === 0, 'sessions to expire');
+    await waitFor(async () => (await store.count()) === 0, { what: 'sessions to expire' });
     // Nothing of principal a is left to end: both new sessions fit beside each other.
     expect(await store.create(record('a3', 'a'))).toBeUndefined();
     expect(await store.create(record('a4', 'a'))).toBeUndefined();

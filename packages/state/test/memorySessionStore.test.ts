@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@skillgate/testkit';
 import { describe, expect, it } from 'vitest';
 import { createMemorySessionStore, type SessionRecord } from '../src/index.js';
 
@@ -106,7 +107,7 @@ describe('createMemorySessionStore', () => {
     });
     await store.create(record('old', 'a'));
     await store.unlock('old', 'pdf');
-    await sleep(250);
+    await waitFor(() => expired.length > 0, { what: 'the idle session to expire' });
     expect(await store.get('old')).toBeUndefined();
     expect(expired).toEqual(['old']);
     expect((await store.unlocked('old')).size).toBe(0);

@@ -2,13 +2,12 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScriptRunner, type ScriptRunner } from '@skillgate/runner';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
 import { mirrorJob } from '../src/jobs/mirrorJob.js';
 import type { JobStore } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
-import { waitFor } from './helpers/waitFor.js';
 
 let redis: RedisServer;
 let pool: ReturnType<typeof connections>;

@@ -1,8 +1,8 @@
+import { type RedisServer, startRedisServer } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../src/index.js';
 import { createRedisSessionStore } from '../src/sessions/createRedisSessionStore.js';
 import { connections } from './helpers/redisReplicas.js';
-import { type RedisServer, startRedisServer } from './helpers/redisServer.js';
 
 let redis: RedisServer;
 let pool: ReturnType<typeof connections>;

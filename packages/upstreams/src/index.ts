@@ -1,14 +1,2 @@
 export { createUpstreamPool } from './createUpstreamPool.js';
-export type {
-  UpstreamCallOptions,
-  UpstreamCallResult,
-  UpstreamDefinition,
-  UpstreamFailureReason,
-  UpstreamLogger,
-  UpstreamPool,
-  UpstreamPoolOptions,
-  UpstreamProgress,
-  UpstreamSnapshot,
-  UpstreamState,
-  UpstreamTool,
-} from './types.js';
+export type { UpstreamDefinition, UpstreamPool, UpstreamPoolOptions } from './types.js';

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createUpstreamPool,
@@ -7,7 +8,6 @@ import {
   type UpstreamPoolOptions,
 } from '../src/index.js';
 import { type HttpTestUpstream, isAlive, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
-import { waitFor } from './helpers/waitFor.js';
 
 const pools: UpstreamPool[] = [];
 const servers: HttpTestUpstream[] = [];

@@ -19,7 +19,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** Escapes text for HTML element content and quoted attribute values alike. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 

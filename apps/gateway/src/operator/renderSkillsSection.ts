@@ -25,7 +25,7 @@ export const toolList = (tools: readonly string[], attributes: SafeHtml = html``
 const severityClass = (severity: string): string => (severity === 'error' ? 'bad' : 'warn');
 
 /** A problem as one line: severity, code, where, reason. */
-export const problemLine = (p: {
+const problemLine = (p: {
   severity: string;
   code: string;
   file: string;

@@ -46,7 +46,7 @@ const isInside = (file: string, dir: string): boolean => file === dir || file.st
  * A skill that was served before and whose directory now only yields errors (a broken edit) keeps its
  * last good version, so one bad save does not take a skill away from every agent using it.
  */
-export function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult {
+function keepLastGood(previous: Catalog, loaded: LoadResult): LoadResult {
   const names = new Set(loaded.skills.map((s) => s.name));
   const kept: Skill[] = [];
   const problems = [...loaded.problems];

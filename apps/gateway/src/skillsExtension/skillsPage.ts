@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 
 /** Entries per skills/list page (the SDK's own default). */
-export const SKILLS_PAGE_SIZE = 100;
+const SKILLS_PAGE_SIZE = 100;
 
 /** One page of skills/list. */
 export interface SkillsPage {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKEND_HEADER, type Haproxy, startHaproxy } from './haproxy.js';
-import { waitFor } from './waitFor.js';
 
 // Plain HTTP backends stand in for gateway replicas: this checks the balancer the replica tests rely on.
 const servers: Server[] = [];

@@ -2,8 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './redisServer.js';
+import { freePort, waitFor } from '@skillgate/testkit';
 
 /** A real HAProxy (the Debian package) on a free loopback port, round-robin in front of N backends. */
 export interface Haproxy {
@@ -32,7 +31,7 @@ export const BACKEND_HEADER = 'x-skillgate-backend';
  * The test twin of configs/haproxy.cfg: round-robin per request (no stickiness), health checks, and the long
  * client/server timeouts an SSE stream needs.
  */
-export function haproxyConfig(port: number, options: HaproxyOptions): string {
+function haproxyConfig(port: number, options: HaproxyOptions): string {
   const inter = options.checkIntervalMs ?? 500;
   return [
     'global',
@@ -84,18 +83,22 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
     }
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const ok = await fetch(`${base}${options.healthPath ?? '/healthz'}`).then(
+  const healthy = () =>
+    fetch(`${base}${options.healthPath ?? '/healthz'}`).then(
       (r) => r.status === 200,
       () => false,
     );
-    if (ok) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await close();
-      throw new Error(`haproxy did not start on port ${port}: ${output}`);
-    }
-    await sleep(50);
+  // An exited haproxy answers nothing: stop waiting for it at once.
+  const started = await waitFor(async () => child.exitCode !== null || (await healthy()), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  }).then(
+    () => child.exitCode === null,
+    () => false,
+  );
+  if (!started) {
+    await close();
+    throw new Error(`haproxy did not start on port ${port}: ${output}`);
   }
   return { base, port, backends: options.ports.map((_, i) => `r${i}`), close };
 }

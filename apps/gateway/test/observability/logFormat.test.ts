@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayLogger } from '../../src/observability/createGatewayLogger.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
-import { waitFor } from '../helpers/waitFor.js';
 
 const SECRET = 'fmt-secret-token-0123456789';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour sequences are what is removed.

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { waitFor } from '@skillgate/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,7 +15,6 @@ import {
   type TestGateway,
 } from '../helpers/testGateway.js';
 import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM } from '../helpers/testUpstream.js';
-import { waitFor } from '../helpers/waitFor.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');

@@ -18,7 +18,7 @@ const isXmlChar = (code: number): boolean =>
   code >= 0x10000;
 
 /** Escapes text for an XML element, dropping characters XML cannot represent. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   let escaped = '';
   for (const char of text) {
     if (isXmlChar(char.codePointAt(0) ?? 0)) escaped += XML_ENTITIES[char] ?? char;

@@ -3,7 +3,7 @@ import type { SkillEntry, SkillResourceEntry } from './extensionTypes.js';
 import { skillUri } from './skillUri.js';
 
 /** Per-skill limits of the Skills extension: hosts must accept skills up to these, servers should not exceed them. */
-export const SKILL_LIMITS = Object.freeze({ files: 512, bytes: 16_777_216 });
+const SKILL_LIMITS = Object.freeze({ files: 512, bytes: 16_777_216 });
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

@@ -1,7 +1,7 @@
 import { SkillsError } from '../skillsError.js';
 
 /** Longest one file operation (open, stat, read, readdir...) may take before its caller gets an error. */
-export const FILE_OP_TIMEOUT_MS = 10_000;
+const FILE_OP_TIMEOUT_MS = 10_000;
 
 /** Options of the bounded file operations. */
 export interface FileOpOptions {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from './waitFor.js';
 
 /** A real redis-server on a free loopback port, with its data in a temp dir. */
 export interface RedisServer {
@@ -98,13 +98,16 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       output = (output + c.toString()).slice(-4000);
     });
     child = proc;
-    const deadline = Date.now() + 10_000;
-    while (!(await pings(port))) {
-      if (proc.exitCode !== null || Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(`redis-server did not start on port ${port}: ${output}`);
-      }
-      await sleep(25);
+    try {
+      // An exited process answers no PING: stop waiting for it at once.
+      await waitFor(async () => proc.exitCode !== null || (await pings(port)), {
+        timeoutMs: 10_000,
+        what: `redis-server on port ${port}`,
+      });
+      if (proc.exitCode !== null) throw new Error('exited');
+    } catch {
+      proc.kill('SIGKILL');
+      throw new Error(`redis-server did not start on port ${port}: ${output}`);
     }
   };
 

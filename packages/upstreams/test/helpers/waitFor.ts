@@ -1,2 +1,0 @@
-// One copy of the shared helper, in packages/state.
-export * from '../../../state/test/helpers/waitFor.js';
