@@ -12,9 +12,12 @@ import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { GatewayRuntime } from '../runtime.js';
+import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
+import { createToolCallHandler, createToolListHandler } from '../tools/toolHandlers.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import { createRelistWatch } from './relistWatch.js';
 import { replayInitialize } from './replayInitialize.js';
+import { createSessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** A 2025-era session's live protocol objects (the store holds its state). */
 export interface LiveSession {
@@ -55,6 +58,8 @@ export interface LiveSessionsOptions {
   readonly pickDisclosure: DisclosurePicker;
   /** Notifications for sessions, from any replica, to deliver on the GET streams held here. */
   readonly events: EventBus<StateEvent>;
+  /** Whether plain hot requests take the session's direct path (sessionDirectAnswers.ts; tests compare both). */
+  readonly directAnswers: boolean;
 }
 
 /** Why this process closed a copy itself. */
@@ -119,6 +124,15 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
       },
     });
     const server = createMcpServer(runtime, audience, { relist });
+    if (transport instanceof NativeHttpTransport && options.directAnswers) {
+      // The same handlers the server registers (createMcpServer), called without the SDK's per-message work.
+      transport.direct = createSessionDirectAnswers({
+        audience,
+        listTools: createToolListHandler(runtime, audience, relist),
+        callTool: createToolCallHandler(runtime, audience, relist),
+        skills: skillsServiceOf(runtime),
+      });
+    }
     await server.connect(transport);
     return { record, principal, audience, transport, server };
   };

@@ -88,7 +88,7 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
       return undefined;
     }
     try {
-      const result = await readSkillResource(uri, target.file, readOptions);
+      const result = await readSkillResource(uri, target.file, readOptions, catalog.fileCache);
       audit('ok');
       return result;
     } catch (error) {

@@ -35,13 +35,8 @@ export function registerToolHandlers(
   options: ToolHandlerOptions = {},
 ): void {
   const { listExtras = () => ({}), relist } = options;
-  server.setRequestHandler('tools/list', async () => {
-    const generation = relist?.generation() ?? 0;
-    const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
-    relist?.listed(generation);
-    // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
-    return { tools: tools as Tool[], ...listExtras(audience) };
-  });
+  const listTools = createToolListHandler(runtime, audience, relist);
+  server.setRequestHandler('tools/list', async () => ({ ...(await listTools()), ...listExtras(audience) }));
 
   const callTool = createToolCallHandler(runtime, audience, relist);
   server.setRequestHandler('tools/call', (request, ctx) =>
@@ -50,6 +45,27 @@ export function registerToolHandlers(
       notify: (notification) => ctx.mcpReq.notify(notification),
     }),
   );
+}
+
+/** A tools/list handler for one audience (without the 2026-07-28 cache fields). */
+export type ToolListHandler = () => Promise<{ tools: Tool[] }>;
+
+/**
+ * The tools/list handler of one audience: the SDK servers register it, a 2025-era session's direct path calls
+ * it. A 2025-era session's list also tells its re-list watch that the client has re-listed.
+ */
+export function createToolListHandler(
+  runtime: GatewayRuntime,
+  audience: Audience,
+  relist?: RelistWatch,
+): ToolListHandler {
+  return async () => {
+    const generation = relist?.generation() ?? 0;
+    const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
+    relist?.listed(generation);
+    // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
+    return { tools: tools as Tool[] };
+  };
 }
 
 /** What a tools/call handler needs of the request it serves: its abort signal and related notifications. */
