@@ -23,11 +23,12 @@ import {
   type Principal,
   tokenPrincipal,
 } from './auth/accessPolicy.js';
+import { catalogSettings, upstreamDefinitions } from './compose/gatewaySettings.js';
 import { createGateway } from './createGateway.js';
 import { createDisclosurePolicy, previewToolList } from './disclosure/disclosurePolicy.js';
 import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
-import { createUpstreamPoolFromConfig } from './upstreams/createUpstreamPoolFromConfig.js';
+import { createGatewayUpstreamPool } from './upstreams/createGatewayUpstreamPool.js';
 
 const USAGE = `Usage: skillgate <command> [options]
 
@@ -106,8 +107,8 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
       await gateway.close().catch(() => {});
       throw error;
     });
-  const skills = gateway.runtime.catalogs.current.skills.size;
-  gateway.runtime.log.info(
+  const skills = gateway.catalogs.current.skills.size;
+  gateway.log.info(
     { address, path, skills, disclosure: config.skills.disclosure },
     `serving ${skills} skills (${config.skills.disclosure} disclosure)`,
   );
@@ -120,11 +121,11 @@ async function serve(flags: Flags, roots: readonly string[]): Promise<number> {
       process.exit(1);
     }
     stoppingSince = Date.now();
-    gateway.runtime.log.info({ signal }, 'shutting down');
+    gateway.log.info({ signal }, 'shutting down');
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        gateway.runtime.log.error({ err: error }, 'shutdown failed');
+        gateway.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -138,7 +139,7 @@ async function validate(flags: Flags, roots: readonly string[]): Promise<number>
   let config = await configFrom(flags, roots);
   // --strict overrides the config's validation for this run only.
   if (flags.strict === true) config = { ...config, skills: { ...config.skills, validation: 'strict' } };
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(catalogSettings(config));
   for (const p of catalog.problems) {
     const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;
     process.stdout.write(`${p.severity.padEnd(7)} ${p.code.padEnd(20)} ${where}: ${p.reason}\n`);
@@ -153,7 +154,7 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
   const format = (flags.format ?? 'markdown') as SummaryFormat;
   if (!['markdown', 'json', 'xml'].includes(format))
     throw new UsageError(`--format must be markdown, json or xml`);
-  const catalog = await buildCatalog(await configFrom(flags, roots));
+  const catalog = await buildCatalog(catalogSettings(await configFrom(flags, roots)));
   process.stdout.write(`${renderSummary(catalog.skills.values(), format)}\n`);
   return 0;
 }
@@ -165,7 +166,11 @@ async function metadata(flags: Flags, roots: readonly string[]): Promise<number>
 async function connectedUpstreams(config: SkillgateConfig): Promise<readonly UpstreamSnapshot[]> {
   if (config.upstreams.length === 0) return [];
   const quiet = { info: () => {}, warn: () => {} };
-  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  const pool = createGatewayUpstreamPool({
+    upstreams: upstreamDefinitions(config),
+    env: process.env,
+    log: quiet,
+  });
   try {
     await pool.start();
     return pool.snapshots();
@@ -180,7 +185,7 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(config, await connectedUpstreams(config));
+  const catalog = await buildCatalog(catalogSettings(config), await connectedUpstreams(config));
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
@@ -210,7 +215,7 @@ function principalOf(config: SkillgateConfig, name: string | undefined): Princip
 async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const principal = principalOf(config, flags.token);
-  const catalog = await buildCatalog(config);
+  const catalog = await buildCatalog(catalogSettings(config));
   // The gateway's own rule: the disclosure policy over the access policy's globs, through the same view
   // skills/list pages (no sessions here, so nothing is unlocked).
   const disclosure = createDisclosurePolicy({
@@ -239,7 +244,11 @@ async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
 async function upstreams(flags: Flags): Promise<number> {
   const config = await configFrom(flags);
   const quiet = { info: () => {}, warn: () => {} };
-  const pool = createUpstreamPoolFromConfig(config, { env: process.env, log: quiet });
+  const pool = createGatewayUpstreamPool({
+    upstreams: upstreamDefinitions(config),
+    env: process.env,
+    log: quiet,
+  });
   try {
     await pool.start();
     const snapshots = pool.snapshots();

@@ -1,12 +1,16 @@
-import { ConfigError, type LogFormat, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
-import { createScriptRunner, probeSandbox, RunnerError } from '@skillgate/runner';
-import { createJobRegistry, createStateBackend, redisTarget, StateError } from '@skillgate/state';
+import { type LogFormat, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import type { ScriptRunner } from '@skillgate/runner';
+import { createJobRegistry, createStateBackend, type EventBus, type StateEvent } from '@skillgate/state';
 import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './auth/accessPolicy.js';
 import { createBearerAuth } from './auth/bearerAuth.js';
-import { createOAuthResource, oauthSecretEnvNames } from './auth/createOAuthResource.js';
+import { checkStartup } from './compose/checkStartup.js';
+import { createOAuthResource, oauthSecretEnvNames } from './compose/createOAuthResource.js';
+import { followCatalogChanges } from './compose/followCatalogChanges.js';
+import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings.js';
+import { startScripts } from './compose/startScripts.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -15,18 +19,14 @@ import { createLiveSessions, type LiveSessions } from './legacy/liveSessions.js'
 import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
-import { countJobEnd, createMetrics } from './observability/metrics.js';
-import { createCatalogSource } from './reload/catalogSource.js';
-import { missingSkillRoots } from './reload/missingSkillRoots.js';
-import { notifyCatalogChange } from './reload/notifyCatalogChange.js';
-import { watchSkillRoots } from './reload/skillWatcher.js';
-import type { GatewayRuntime } from './runtime.js';
-import { createInFlightCalls } from './tools/inFlightCalls.js';
-import { createUpstreamPoolFromConfig, upstreamReadiness } from './upstreams/createUpstreamPoolFromConfig.js';
+import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
+import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
+import { createSkillsService } from './skillsExtension/skillsService.js';
+import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
+import { createToolHandlers } from './tools/toolHandlers.js';
+import { createGatewayUpstreamPool, upstreamReadiness } from './upstreams/createGatewayUpstreamPool.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
-// Upstream changes (a reconnect, a list_changed burst) within this window make one catalog rebuild.
-const UPSTREAM_REBUILD_DEBOUNCE_MS = 100;
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -48,7 +48,17 @@ export interface GatewayOptions {
 /** A built, not yet listening gateway. */
 export interface Gateway {
   readonly app: FastifyInstance;
-  readonly runtime: GatewayRuntime;
+  /** The config as each part's settings (compose/gatewaySettings.ts). */
+  readonly settings: GatewaySettings;
+  readonly log: FastifyBaseLogger;
+  /** The catalog served now; reload() rebuilds it as a file change would. */
+  readonly catalogs: CatalogSource;
+  readonly runner: ScriptRunner;
+  /** Notifications across replicas (in-process with the memory backend). */
+  readonly events: EventBus<StateEvent>;
+  /** Tool calls in progress. */
+  readonly inFlight: Pick<InFlightCalls, 'active'>;
+  readonly metrics: Metrics;
   readonly sessions: LiveSessions;
   /** Connections to the upstream MCP servers (docs/upstreams.md). */
   readonly upstreams: UpstreamPool;
@@ -62,26 +72,10 @@ function logFormat(format: LogFormat, options: GatewayOptions): 'json' | 'pretty
   return options.logDestination === undefined && process.stdout.isTTY === true ? 'pretty' : 'json';
 }
 
-/** A missing or non-Redis state URL as a config error naming the variable (docs/scale-out.md). */
-function checkRedisUrl(name: string, env: Readonly<Record<string, string | undefined>>): void {
-  try {
-    redisTarget(env[name]);
-  } catch (error) {
-    if (!(error instanceof StateError)) throw error;
-    const message = `${name}: ${error.message}`;
-    throw new ConfigError('CONFIG_INVALID', message, {
-      issues: [{ path: 'state.redis_url_env', message }],
-      cause: error,
-    });
-  }
-}
-
 /** Assembles a gateway from a validated config: loads the catalog, builds stores, runner and app. */
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
-  // Checked before anything starts (scripts, watchers): a bad URL is a config error, never a retry loop.
-  if (config.state.backend === 'redis') checkRedisUrl(config.state.redis_url_env, env);
-  const tokens = resolveAuthTokens(config, env);
+  const settings = gatewaySettings(config);
   const secretEnvNames = [
     ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
     ...oauthSecretEnvNames(config),
@@ -95,74 +89,20 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     });
   // Before anything that holds the process open: a failed start-up exits at once.
-  const missing = await missingSkillRoots(config.skills.roots);
-  if (missing.length > 0 && !config.skills.allow_missing_roots) {
-    throw new ConfigError(
-      'CONFIG_INVALID',
-      `skill root not found: ${missing.map((m) => m.root).join(', ')}`,
-      {
-        issues: missing.map((m) => ({
-          path: `skills.roots[${m.index}]`,
-          message: `${m.root} ${m.reason} (relative roots resolve against the config file's folder; skills.allow_missing_roots: true starts without it)`,
-        })),
-      },
-    );
-  }
-  for (const m of missing) log.warn({ root: m.root }, `skill root ${m.reason}: serving no skills from it`);
-  const sandbox = await probeSandbox({
-    mode: config.scripts.sandbox,
-    network: config.scripts.network,
-    searchPath: env.PATH ?? '',
-  }).catch((error: unknown) => {
-    // bwrap was asked for and does not work: a start-up error that names the key, like any config error.
-    if (!(error instanceof RunnerError)) throw error;
-    throw new ConfigError('CONFIG_INVALID', error.message, {
-      issues: [{ path: 'scripts.sandbox', message: `${error.message} (docs/sandbox.md)` }],
-      cause: error,
-    });
+  await checkStartup(config, env, log);
+  const tokens = resolveAuthTokens(config, env);
+  const runner = await startScripts({
+    scripts: settings.scripts,
+    sandbox: config.scripts.sandbox,
+    secretEnvNames,
+    env,
+    log,
   });
-  const runner = createScriptRunner({
-    interpreters: config.scripts.interpreters,
-    envPassthrough: config.scripts.env_passthrough,
-    envDeny: secretEnvNames,
-    sourceEnv: env,
-    defaultTimeoutSeconds: config.scripts.default_timeout,
-    maxTimeoutSeconds: config.scripts.max_timeout,
-    maxOutputBytes: config.scripts.max_output_bytes,
-    defaultTailLines: config.scripts.default_tail,
-    maxConcurrent: config.scripts.max_concurrent,
-    maxConcurrentPerPrincipal: config.scripts.max_concurrent_per_principal,
-    maxQueue: config.scripts.max_queue,
-    queueTimeoutMs: config.scripts.queue_timeout_seconds * 1000,
-    maxStdinBytes: config.scripts.max_stdin_bytes,
-    killGraceMs: config.scripts.kill_grace_ms,
-    sandbox,
-    network: config.scripts.network,
-    limits: {
-      memoryMb: config.scripts.limits.memory_mb,
-      processes: config.scripts.limits.processes,
-      fileBytes: config.scripts.limits.file_bytes,
-      cpuSeconds: config.scripts.limits.cpu_seconds,
-    },
-  });
-  const isolation = await runner.ready();
-  if (isolation.sandbox === 'off' && isolation.requested === 'auto') {
-    log.warn(
-      { sandbox: isolation },
-      `SCRIPTS RUN WITHOUT A SANDBOX: bubblewrap does not work on this host (${isolation.reason}). Scripts can read ` +
-        "what the gateway's user can read and use the network. Fix it (docs/sandbox.md) or set scripts.sandbox: off.",
-    );
-  } else {
-    log.info(
-      { sandbox: isolation },
-      `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
-    );
-  }
   // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
   // the start, it is listed as down and retried (docs/upstreams.md).
-  const upstreams = createUpstreamPoolFromConfig(config, { env, log });
+  const upstreams = createGatewayUpstreamPool({ upstreams: settings.upstreams, env, log });
   await upstreams.start();
-  const catalogs = await createCatalogSource(config, {
+  const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),
     onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
   });
@@ -208,7 +148,15 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     store: state.jobs,
     defaultTailLines: config.scripts.default_tail,
     onError: (error) => log.warn({ err: error }, 'async job record not written'),
-    onEnd: (end) => countJobEnd(runtime.metrics, end),
+    onEnd: (end) => countJobEnd(metrics, end),
+  });
+  const metrics = createMetrics({
+    localJobsRunning: () => jobs.localRunning,
+    upstreams: () => upstreams.snapshots(),
+    sharedFigures: async () => {
+      const [sessionsOpen, jobsRunning] = await Promise.all([store.count(), jobs.countRunning()]);
+      return { sessionsOpen, jobsRunning };
+    },
   });
   const policy = createAccessPolicy({
     tokens,
@@ -231,80 +179,68 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     allowAnonymous: config.auth.allow_anonymous,
     anonymousSkills: config.auth.anonymous_skills,
   });
-  const runtime: GatewayRuntime = {
-    config,
-    catalogs,
+  const disclosure = createDisclosurePolicy({
+    access: policy,
     store,
-    events: state.events,
+    maxInstructionsChars: config.skills.max_instructions_chars,
+  });
+  const inFlight = createInFlightCalls();
+  const tools = createToolHandlers({
+    catalogs,
+    disclosure,
+    unlocks: store,
     runner,
     jobs,
-    policy,
-    disclosure: createDisclosurePolicy({
-      access: policy,
-      store,
-      maxInstructionsChars: config.skills.max_instructions_chars,
-    }),
-    metrics: createMetrics({
-      localJobsRunning: () => jobs.localRunning,
-      upstreams: () => upstreams.snapshots(),
-      sharedFigures: async () => {
-        const [sessionsOpen, jobsRunning] = await Promise.all([store.count(), jobs.countRunning()]);
-        return { sessionsOpen, jobsRunning };
-      },
-    }),
-    log,
-    inFlight: createInFlightCalls(),
     upstreams,
-  };
-  const live = createLiveSessions(runtime, {
-    pickDisclosure: createDisclosurePicker(config),
+    metrics,
+    readLimits: settings.readLimits,
+    inFlight,
     events: state.events,
-    directAnswers: options.directAnswers ?? true,
+    log,
+    maxClientStringChars: settings.maxClientStringChars,
+    logArguments: settings.logArguments,
+  });
+  const skills = createSkillsService({
+    catalogs,
+    disclosure,
+    log,
+    readLimits: settings.readLimits,
+    maxClientStringChars: settings.maxClientStringChars,
+    listTtlMs: settings.listTtlMs,
+    prompts: settings.prompts,
+  });
+  const servers = { catalogs, disclosure, tools, skills };
+  const live = createLiveSessions({
+    servers,
+    store,
+    jobs,
+    metrics,
+    log,
+    pickDisclosure: createDisclosurePicker(settings.disclosurePicker),
+    events: state.events,
+    settings: settings.sessions,
+    ...(options.directAnswers === false ? {} : { direct: { skills } }),
   });
   sessions = live;
-  const modern = createModernEndpoint(runtime);
-
-  catalogs.onChange((previous, next) => {
-    runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
-    for (const problem of next.problems)
-      log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
-    notifyCatalogChange(runtime, live, modern, previous, next).then(
-      (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
-      (error: unknown) => log.error({ err: error }, 'reload notification failed'),
-    );
+  const modern = createModernEndpoint({ servers, disclosure, log, settings: settings.modern });
+  const stopFollowing = followCatalogChanges({
+    catalogs,
+    upstreams,
+    watch: config.skills.watch
+      ? { roots: config.skills.roots, debounceMs: config.skills.watch_debounce_ms }
+      : undefined,
+    notify: { sessions: live, modern, store, disclosure, log, prompts: settings.prompts },
+    metrics,
+    log,
   });
-  // An upstream's new tools or state rebuild the catalog like a skill reload, with the same notifications.
-  let rebuildTimer: NodeJS.Timeout | undefined;
-  const stopFollowingUpstreams = upstreams.onChange(() => {
-    if (rebuildTimer !== undefined) return;
-    rebuildTimer = setTimeout(() => {
-      rebuildTimer = undefined;
-      catalogs.reload().catch((error: unknown) => {
-        runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
-        log.error(
-          { err: error },
-          'catalog rebuild after an upstream change failed; keeping the previous catalog',
-        );
-      });
-    }, UPSTREAM_REBUILD_DEBOUNCE_MS);
-  });
-  const stopWatching = config.skills.watch
-    ? watchSkillRoots({
-        roots: config.skills.roots,
-        debounceMs: config.skills.watch_debounce_ms,
-        onChange: () => {
-          catalogs.reload().catch((error: unknown) => {
-            runtime.metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
-            log.error({ err: error }, 'catalog reload failed; keeping the previous catalog');
-          });
-        },
-        onError: (error) => log.warn({ err: error }, 'skill watcher error'),
-      })
-    : () => {};
 
   let draining = false;
   const app = buildApp({
-    runtime,
+    settings: settings.http,
+    log,
+    metrics,
+    catalogs,
+    runner,
     sessions: live,
     modern,
     originPolicy: createOriginPolicy({
@@ -321,23 +257,27 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
 
   return {
     app,
-    runtime,
+    settings,
+    log,
+    catalogs,
+    runner,
+    events: state.events,
+    inFlight,
+    metrics,
     sessions: live,
     upstreams,
     async close() {
       if (draining) return;
       draining = true;
-      stopWatching();
-      stopFollowingUpstreams();
-      clearTimeout(rebuildTimer);
+      stopFollowing();
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
-      await runtime.inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
+      await inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
       await jobs.close();
       await runner.close();
       // Calls still waiting on an upstream end with UPSTREAM_UNAVAILABLE; every stdio server is stopped.
       await upstreams.close();
       // Killed scripts end their calls with a result; give those results a moment to reach the clients.
-      await runtime.inFlight.drained(Date.now() + 1000);
+      await inFlight.drained(Date.now() + 1000);
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.
       await new Promise((resolve) => setImmediate(resolve));
       // The stored sessions stay: a restarted process (or another replica) takes them over.

@@ -22,7 +22,7 @@ describe('namespaced disclosure', () => {
     expect(tools.length).toBeGreaterThanOrEqual(7);
     for (const tool of tools) expect(tool.name).toMatch(/^skill_[a-z0-9_-]+_get_info$/);
     const stats = tools.find((t) => t.name === 'skill_text-stats_get_info');
-    const entry = gw.gateway.runtime.catalogs.current.skills.get('text-stats');
+    const entry = gw.gateway.catalogs.current.skills.get('text-stats');
     expect(stats?.description).toBe(entry?.skill.description);
     await c.close();
   });

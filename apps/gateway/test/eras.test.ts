@@ -243,7 +243,7 @@ describe('modern era: principals and reloads', () => {
       expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
       await cp(join(EXAMPLES_ROOT, 'log-triage'), join(root, 'log-triage'), { recursive: true });
       await writeFile(join(root, 'log-triage', 'references', 'extra.md'), '# extra\n');
-      await gw.gateway.runtime.catalogs.reload();
+      await gw.gateway.catalogs.reload();
       await waitFor(() => c.listChanged() === 1);
       expect((await c.client.listTools()).tools.map((t) => t.name)).toContain('skill_log-triage_get_info');
       await subscription.close();

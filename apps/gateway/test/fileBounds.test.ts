@@ -117,9 +117,9 @@ describe('bounded file reads through the gateway', () => {
     });
     await truncate(join(root, 'probe', 'assets', 'huge.bin'), 4 * 2 ** 30);
     const { url, gateway } = await start(root);
-    const files = gateway.runtime.catalogs.current.skills.get('probe')?.skill.files.map((f) => f.path);
+    const files = gateway.catalogs.current.skills.get('probe')?.skill.files.map((f) => f.path);
     expect(files).toEqual(['ok.md']);
-    expect(gateway.runtime.catalogs.current.problems).toContainEqual(
+    expect(gateway.catalogs.current.problems).toContainEqual(
       expect.objectContaining({
         code: 'FILE_SKIPPED',
         file: join(root, 'probe', 'assets', 'huge.bin'),
@@ -142,14 +142,14 @@ describe('bounded file reads through the gateway', () => {
     });
     makeFifo(join(root, 'trap', 'SKILL.md'));
     const { url, gateway } = await start(root);
-    expect([...gateway.runtime.catalogs.current.skills.keys()]).toEqual(['good']);
-    expect(gateway.runtime.catalogs.current.problems).toContainEqual(
+    expect([...gateway.catalogs.current.skills.keys()]).toEqual(['good']);
+    expect(gateway.catalogs.current.problems).toContainEqual(
       expect.objectContaining({ code: 'SKILL_MD_MISSING', reason: 'SKILL.md is not a regular file' }),
     );
     // A second FIFO appears and the catalog reloads: the reload completes.
     await mkdir(join(root, 'trap2'));
     makeFifo(join(root, 'trap2', 'SKILL.md'));
-    const reloaded = await gateway.runtime.catalogs.reload();
+    const reloaded = await gateway.catalogs.reload();
     expect([...reloaded.skills.keys()]).toEqual(['good']);
     const c = await connectClient(url);
     const result = await c.client.callTool({
@@ -164,8 +164,8 @@ describe('bounded file reads through the gateway', () => {
     const root = await skillRoot({ 'good/SKILL.md': skillMd('good'), 'huge/SKILL.md': skillMd('huge') });
     await truncate(join(root, 'huge', 'SKILL.md'), 50 * 2 ** 20);
     const { gateway } = await start(root);
-    expect([...gateway.runtime.catalogs.current.skills.keys()]).toEqual(['good']);
-    expect(gateway.runtime.catalogs.current.problems).toContainEqual(
+    expect([...gateway.catalogs.current.skills.keys()]).toEqual(['good']);
+    expect(gateway.catalogs.current.problems).toContainEqual(
       expect.objectContaining({ code: 'SKILL_MD_TOO_LARGE', file: join(root, 'huge', 'SKILL.md') }),
     );
   });

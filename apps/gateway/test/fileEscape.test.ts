@@ -75,7 +75,7 @@ describe.each(['off', 'bwrap'] as const)('a parent folder swapped for a symlink 
   });
 
   const toolOf = (skillName: string, path: string, kind: 'read' | 'run'): string => {
-    const names = gw.gateway.runtime.catalogs.current.skills.get(skillName)?.toolNames.get(path);
+    const names = gw.gateway.catalogs.current.skills.get(skillName)?.toolNames.get(path);
     const name = kind === 'read' ? names?.read : names?.run;
     if (name === undefined) throw new Error(`no ${kind} tool for ${skillName}/${path}`);
     return name;

@@ -86,7 +86,7 @@ describe('a flood of subscriptions/listen streams from one principal', () => {
     const heard = await b.client.listen({ toolsListChanged: true });
     await mkdir(join(dir, 'two'), { recursive: true });
     await writeFile(join(dir, 'two/SKILL.md'), '---\nname: two\ndescription: The second skill.\n---\nHi.\n');
-    await gw.gateway.runtime.catalogs.reload();
+    await gw.gateway.catalogs.reload();
     await waitFor(() => b.listChanged() === 1, { what: "the tenant's list_changed" });
     await heard.close();
 

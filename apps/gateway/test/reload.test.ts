@@ -76,9 +76,7 @@ describe('hot reload (skills.watch)', () => {
     expect(await toolNames(c.client)).toContain('skill_text-stats_get_info');
     const info = await c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
     expect(textOf(info)).toContain('scripts/stats.py');
-    expect(gw?.gateway.runtime.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD')).toBe(
-      true,
-    );
+    expect(gw?.gateway.catalogs.current.problems.some((p) => p.code === 'SKILL_KEPT_LAST_GOOD')).toBe(true);
 
     await writeFile(join(root, 'text-stats', 'SKILL.md'), skillMd('text-stats', 'Counts words, now edited.'));
     await eventually(async () => {
@@ -96,8 +94,7 @@ describe('hot reload (skills.watch)', () => {
     await writeFile(join(root, 'log-triage', 'references', 'extra.md'), '# more\n');
     await eventually(
       () =>
-        gw?.gateway.runtime.catalogs.current.skills.get('log-triage')?.toolNames.has('references/extra.md') ??
-        false,
+        gw?.gateway.catalogs.current.skills.get('log-triage')?.toolNames.has('references/extra.md') ?? false,
     );
     await sleep(300);
     expect(c.listChanged()).toBe(0);

@@ -145,7 +145,7 @@ describe('any replica serves any session', () => {
       what: "a's GET stream on r0",
     });
     // r1 has never seen the session: the event crosses Redis pub/sub to r0, which holds the stream.
-    r1.gateway?.runtime.events.publish({
+    r1.gateway?.events.publish({
       kind: 'session_notify',
       sessionId: a.transport.sessionId ?? '',
       message: { method: 'notifications/tools/list_changed' },

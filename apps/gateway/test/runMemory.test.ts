@@ -65,7 +65,7 @@ describe.each(['off', 'bwrap'] as const)(
     });
 
     it('six processes of 40 MiB under memory_mb: 64: the run is stopped and reports limit_exceeded memory; a healthy run is unharmed', async () => {
-      const isolation = await gw.gateway.runtime.runner.ready();
+      const isolation = await gw.gateway.runner.ready();
       expect(isolation.memoryCgroup).toBe(true);
       const [hog, healthy] = await Promise.all([
         client.client.callTool({ name: 'skill_hog_run_hog_py', arguments: {} }),

@@ -192,7 +192,7 @@ describe('limits (scripts.limits)', () => {
     expect(inside).toMatchObject({ exit_code: 1, limit_exceeded: 'processes' });
     expect(Number(/FAILED AFTER (\d+)/.exec(inside.stdout)?.[1])).toBeLessThan(16);
     // Outside the sandbox the cgroup holds it (this machine runs the tests as root, where RLIMIT_NPROC does not).
-    if (limitedOff.gw.gateway.runtime.runner.isolation?.cgroup) {
+    if (limitedOff.gw.gateway.runner.isolation?.cgroup) {
       expect(await limitedOff.run('forks.py', '64')).toMatchObject({
         exit_code: 1,
         limit_exceeded: 'processes',
@@ -352,7 +352,7 @@ describe('no script outlives the gateway', () => {
       expect(withMarker(marker)).toHaveLength(4);
       const next = await gateway({ sandbox: 'off' });
       await waitFor(() => withMarker(marker).length === 0, { timeoutMs: 3000 });
-      expect(next.gw.gateway.runtime.runner.isolation?.sweptProcesses).toBeGreaterThanOrEqual(4);
+      expect(next.gw.gateway.runner.isolation?.sweptProcesses).toBeGreaterThanOrEqual(4);
     } finally {
       killAll(marker);
       await c.close().catch(() => {});

@@ -418,7 +418,7 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
       // Until the reload, the published digest no longer matches: the read is refused, not served stale.
       const stale = await raw(gw, 'resources/read', { uri });
       expect(errorOf(stale).message).toContain('changed since');
-      await gw.gateway.runtime.catalogs.reload();
+      await gw.gateway.catalogs.reload();
       const after = (await skills.get('skill://full-fm/SKILL.md')).skill;
       expect(digestOf(after)).toBe(sha256(changed));
       expect(digestOf(after)).not.toBe(digestOf(before));
@@ -431,7 +431,7 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
       await subscription.close();
     } finally {
       await writeFile(guide, original);
-      await gw.gateway.runtime.catalogs.reload();
+      await gw.gateway.catalogs.reload();
       await modern.close();
       await legacy.close();
       await legacyGen.close();
@@ -464,7 +464,7 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
         'late-skill/SKILL.md',
         '---\nname: late-skill\ndescription: Added late.\n---\n\n# Late\n',
       );
-      await gw.gateway.runtime.catalogs.reload();
+      await gw.gateway.catalogs.reload();
       await waitFor(() => heard.allPrompts >= 1 && heard.allResources >= 1 && heard.modernPrompts >= 1, {
         what: 'prompts and resources list_changed',
       });
@@ -476,7 +476,7 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
       await subscription.close();
     } finally {
       await rm(join(root, 'late-skill'), { recursive: true, force: true });
-      await gw.gateway.runtime.catalogs.reload();
+      await gw.gateway.catalogs.reload();
       await all.close();
       await gen.close();
       await modern.close();

@@ -81,7 +81,7 @@ describe('calls of upstream tools through the gateway', () => {
       await client.client.callTool({ name: 'skill_remote_get_info', arguments: {} });
       await client.client.callTool({ name: 'skill_local_get_info', arguments: {} });
       const call = client.client.callTool({ name: 'skill_remote_call_sleep', arguments: { ms: 20_000 } });
-      await waitFor(() => gw.gateway.runtime.inFlight.active > 0, {
+      await waitFor(() => gw.gateway.inFlight.active > 0, {
         what: 'the call in flight',
         timeoutMs: 30_000,
       });

@@ -10,6 +10,7 @@ import {
 import type { ProcessGuard } from '@skillgate/runner';
 import picomatch from 'picomatch';
 import { type CallSlots, createCallSlots } from './callSlots.js';
+import { createNodeFetch, type NodeFetch, ResponseTooLargeError } from './nodeFetch.js';
 import { createStderrLines } from './stderrLines.js';
 import { createStdioServerTransport } from './stdioServerTransport.js';
 import type {
@@ -17,6 +18,7 @@ import type {
   UpstreamCallResult,
   UpstreamDefinition,
   UpstreamLogger,
+  UpstreamProgress,
   UpstreamSnapshot,
   UpstreamState,
   UpstreamTool,
@@ -75,7 +77,38 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = options.backoff.initialMs;
   let cached: UpstreamSnapshot | undefined;
+  // Progress of calls in flight, by the token this connection sent (never the caller's own token).
+  const progress = new Map<string, (progress: UpstreamProgress) => void>();
+  let progressSeq = 0;
   const connectTimeoutMs = Math.max(definition.timeoutSeconds * 1000, MIN_CONNECT_TIMEOUT_MS);
+  // A result may be escaped on the wire; past this the server is broken, not just verbose.
+  const maxMessageBytes = Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024);
+  // HTTP upstreams: one set of kept-alive connections for the connection's life.
+  const http: NodeFetch | undefined =
+    definition.url === undefined ? undefined : createNodeFetch({ maxBodyBytes: maxMessageBytes });
+
+  // The client hands notifications to their handlers a microtask after it reads them but settles a response
+  // at once, dropping the progress of a call whose result came in the same read (typescript-sdk issue
+  // #2580). Progress of our own tokens is taken off the transport as it is read, so every step reaches the
+  // caller, in order, before the result does.
+  const interceptProgress = (current: Client): void => {
+    const transport = current.transport;
+    if (transport === undefined) return;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const step = progressOf(message);
+      const handler = step === undefined ? undefined : progress.get(step.token);
+      if (step === undefined || handler === undefined) {
+        deliver?.(message, extra);
+        return;
+      }
+      try {
+        handler(step.progress);
+      } catch (error) {
+        log('warn', 'progress handler failed', { error: describe(error) });
+      }
+    };
+  };
 
   const log = (level: 'info' | 'warn', message: string, fields: Record<string, unknown> = {}): void => {
     options.logger?.[level]({ upstream: definition.id, ...fields }, message);
@@ -164,7 +197,10 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           throw new ConfigProblem(`environment variable ${variable} is not set (header ${header})`);
         headers[header] = value;
       }
-      return new StreamableHTTPClientTransport(new URL(definition.url), { requestInit: { headers } });
+      return new StreamableHTTPClientTransport(new URL(definition.url), {
+        requestInit: { headers },
+        ...(http === undefined ? {} : { fetch: http.fetch }),
+      });
     }
     const env: Record<string, string> = {};
     for (const name of INHERITED_ENV) {
@@ -186,8 +222,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       env,
       cwd: options.cwd,
       guard: await options.guard(),
-      // A result may be escaped on the wire; past this the server is broken, not just verbose.
-      maxMessageBytes: Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024),
+      maxMessageBytes,
       onStderr: stderr,
     });
     return transport;
@@ -229,6 +264,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       };
       await current.connect(transport, { timeout: connectTimeoutMs });
       pending = undefined;
+      interceptProgress(current);
       if (gen !== generation || closing) {
         await current.close().catch(() => undefined);
         return;
@@ -299,28 +335,21 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         };
       }
       const gen = generation;
+      const onProgress = callOptions.onProgress;
+      const progressToken = onProgress === undefined ? undefined : `skillgate-${++progressSeq}`;
+      if (progressToken !== undefined && onProgress !== undefined) progress.set(progressToken, onProgress);
       try {
-        const onProgress = callOptions.onProgress;
         const result = await live.callTool(
-          { name: tool, arguments: args },
+          {
+            name: tool,
+            arguments: args,
+            ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+          },
           {
             timeout: Math.max(1, deadline - Date.now()),
             ...(callOptions.signal === undefined ? {} : { signal: callOptions.signal }),
-            ...(onProgress === undefined
-              ? {}
-              : {
-                  onprogress: (p: { progress: number; total?: number; message?: string }) =>
-                    onProgress({
-                      progress: p.progress,
-                      ...(p.total === undefined ? {} : { total: p.total }),
-                      ...(p.message === undefined ? {} : { message: p.message }),
-                    }),
-                }),
           },
         );
-        // The client dispatches notifications a turn later than it resolves the response: let the progress the
-        // server sent before its result reach the caller before the result does.
-        if (onProgress !== undefined) await new Promise((resolve) => setImmediate(resolve));
         const size = Buffer.byteLength(JSON.stringify(result));
         if (size > definition.maxResultBytes) {
           return {
@@ -352,12 +381,20 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         if (error instanceof ProtocolError) {
           return { ok: false, reason: 'UPSTREAM_ERROR', message: error.message };
         }
+        if (error instanceof ResponseTooLargeError) {
+          return {
+            ok: false,
+            reason: 'RESULT_TOO_LARGE',
+            message: `the answer of ${definition.id}/${tool} is larger than ${error.limit} bytes, over max_result_bytes ${definition.maxResultBytes}`,
+          };
+        }
         if (isConnectionLoss(error)) {
           fail(gen, describe(error));
           return unavailable(`upstream ${definition.id} went away during the call: ${describe(error)}`);
         }
         return { ok: false, reason: 'UPSTREAM_ERROR', message: describe(error) };
       } finally {
+        if (progressToken !== undefined) progress.delete(progressToken);
         release();
       }
     },
@@ -370,6 +407,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       client = undefined;
       pending = undefined;
       await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
+      http?.close();
     },
   };
 }
@@ -409,6 +447,24 @@ function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`.slice(0, 500);
+}
+
+// A notifications/progress message: its token and what the caller is given.
+function progressOf(message: unknown): { token: string; progress: UpstreamProgress } | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, params, id } = message as { method?: unknown; params?: unknown; id?: unknown };
+  if (method !== 'notifications/progress' || id !== undefined) return undefined;
+  if (typeof params !== 'object' || params === null) return undefined;
+  const p = params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown };
+  if (typeof p.progressToken !== 'string' || typeof p.progress !== 'number') return undefined;
+  return {
+    token: p.progressToken,
+    progress: {
+      progress: p.progress,
+      ...(typeof p.total === 'number' ? { total: p.total } : {}),
+      ...(typeof p.message === 'string' ? { message: p.message } : {}),
+    },
+  };
 }
 
 function toUpstreamTool(tool: Tool): UpstreamTool {

@@ -1,7 +1,10 @@
-import type { OAuthConfig } from '@skillgate/config';
-
 /** One grant of auth.oauth.grants: skills given by a scope, or by a claim's value. */
-export type OAuthGrant = OAuthConfig['grants'][number];
+export type OAuthGrant =
+  | { readonly scope: string; readonly skills: readonly string[] }
+  | {
+      readonly claim: { readonly name: string; readonly value: string | number | boolean };
+      readonly skills: readonly string[];
+    };
 
 // A claim matches when it equals the value, or is an array holding it (groups, roles).
 const claimMatches = (claim: unknown, value: string | number | boolean): boolean =>

@@ -1,4 +1,3 @@
-import type { SkillgateConfig } from '@skillgate/config';
 import type { Disclosure } from '@skillgate/skills';
 import picomatch from 'picomatch';
 
@@ -17,9 +16,23 @@ function clientNames(sent: string): readonly string[] {
   return host === undefined ? [sent] : [sent, host];
 }
 
+/** One `clients` profile: which clients (name and principal globs) get which disclosure mode. */
+export interface ClientProfile {
+  readonly match: { readonly name?: string; readonly principal?: string };
+  readonly disclosure: Disclosure;
+}
+
+/** Options of createDisclosurePicker. */
+export interface DisclosurePickerOptions {
+  /** Tried in order; the first match wins. */
+  readonly profiles: readonly ClientProfile[];
+  /** The mode of a client no profile matches (`skills.disclosure`). */
+  readonly fallback: Disclosure;
+}
+
 /** Compiles the `clients` profiles once (globs, case-insensitive on the client name). */
-export function createDisclosurePicker(config: SkillgateConfig): DisclosurePicker {
-  const profiles = config.clients.map((profile) => {
+export function createDisclosurePicker(options: DisclosurePickerOptions): DisclosurePicker {
+  const profiles = options.profiles.map((profile) => {
     const name =
       profile.match.name === undefined
         ? undefined
@@ -28,7 +41,7 @@ export function createDisclosurePicker(config: SkillgateConfig): DisclosurePicke
       profile.match.principal === undefined ? undefined : picomatch(profile.match.principal, { dot: true });
     return { name, principal, disclosure: profile.disclosure };
   });
-  const fallback: Disclosure = config.skills.disclosure;
+  const { fallback } = options;
   return (clientName, principalName) => {
     const names = clientNames(clientName);
     for (const p of profiles) {

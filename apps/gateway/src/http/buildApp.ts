@@ -4,8 +4,10 @@ import {
   type InitializeRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import type { ScriptRunner } from '@skillgate/runner';
 import type { RateLimiter } from '@skillgate/state';
 import Fastify, {
+  type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
@@ -19,14 +21,15 @@ import type { LiveSessions } from '../legacy/liveSessions.js';
 import { directRequestOf } from '../modern/directRequest.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
+import type { Metrics } from '../observability/metrics.js';
 import { RequestLogController } from '../observability/requestLogController.js';
-import type { GatewayRuntime } from '../runtime.js';
-import type { UpstreamReadiness } from '../upstreams/createUpstreamPoolFromConfig.js';
+import type { CatalogSource } from '../reload/catalogSource.js';
+import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
 import { scanJsonShape } from './scanJsonShape.js';
-import { serverTimeouts } from './serverTimeouts.js';
+import { type ClientDeadlines, serverTimeouts } from './serverTimeouts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,9 +38,38 @@ declare module 'fastify' {
   }
 }
 
+/** How the HTTP side behaves, from the `server` config section (docs/limits.md). */
+export interface HttpSettings {
+  /** The MCP endpoint's path (`server.path`). */
+  readonly path: string;
+  readonly bodyLimitBytes: number;
+  /** Trust X-Forwarded-* headers; every connection then comes from the proxy. */
+  readonly trustProxy: boolean;
+  readonly deadlines: ClientDeadlines;
+  /** Open TCP connections at most (0 = no cap). */
+  readonly maxConnections: number;
+  /** Open TCP connections from one client address at most (0 = no cap; ignored behind a trusted proxy). */
+  readonly maxConnectionsPerAddress: number;
+  /** How long output may sit unread before the connection is dropped. */
+  readonly sendTimeoutMs: number;
+  readonly maxListenStreams: number;
+  readonly maxListenStreamsPerPrincipal: number;
+  /** Bounds of a JSON body's nesting and width, checked before it is parsed. */
+  readonly maxJsonDepth: number;
+  readonly maxJsonKeys: number;
+  /** Whether skills are prompts too (`skills.prompts`): only then does the direct path answer prompts/*. */
+  readonly prompts: boolean;
+}
+
 /** Everything buildApp wires into routes. */
 export interface AppDeps {
-  readonly runtime: GatewayRuntime;
+  readonly settings: HttpSettings;
+  readonly log: FastifyBaseLogger;
+  readonly metrics: Metrics;
+  /** The catalog /readyz and /metrics report on. */
+  readonly catalogs: Pick<CatalogSource, 'current'>;
+  /** The script runner /readyz and /metrics report on. */
+  readonly runner: Pick<ScriptRunner, 'isolation' | 'active' | 'queued'>;
   readonly sessions: LiveSessions;
   /** The 2026-07-28 side of the endpoint. */
   readonly modern: ModernEndpoint;
@@ -99,33 +131,32 @@ const requestIdOf = (body: unknown): string | number | null => {
 
 /** Builds the Fastify app (never listens): /mcp for MCP streamable HTTP, plus health, readiness and metrics. */
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const { runtime, sessions } = deps;
-  const { config } = runtime;
+  const { settings, sessions, metrics } = deps;
   const app = Fastify({
-    loggerInstance: runtime.log,
+    loggerInstance: deps.log,
     logController: new RequestLogController(),
-    bodyLimit: config.server.body_limit_bytes,
-    trustProxy: config.server.trust_proxy,
+    bodyLimit: settings.bodyLimitBytes,
+    trustProxy: settings.trustProxy,
     genReqId: () => randomUUID(),
     // Slow clients are cut off by node:http's own deadlines (docs/decisions.md, "Connections").
-    ...serverTimeouts(config.server),
+    ...serverTimeouts(settings.deadlines),
   });
   limitConnections(app.server, {
-    maxConnections: config.server.max_connections,
+    maxConnections: settings.maxConnections,
     // Behind a trusted proxy every connection comes from the proxy: a per-address cap would cap everyone.
-    maxPerAddress: config.server.trust_proxy ? 0 : config.server.max_connections_per_address,
-    onRefused: (reason) => runtime.metrics.inc('skillgate_rejected_connections_total', { reason }),
+    maxPerAddress: settings.trustProxy ? 0 : settings.maxConnectionsPerAddress,
+    onRefused: (reason) => metrics.inc('skillgate_rejected_connections_total', { reason }),
   });
   dropStalledReaders(app.server, {
-    sendTimeoutMs: config.server.send_timeout_seconds * 1000,
-    onDropped: () => runtime.metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
+    sendTimeoutMs: settings.sendTimeoutMs,
+    onDropped: () => metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
   app.decorateRequest('principal', null);
   const listenStreams = createListenStreams({
-    maxTotal: config.server.max_listen_streams,
-    maxPerPrincipal: config.server.max_listen_streams_per_principal,
+    maxTotal: settings.maxListenStreams,
+    maxPerPrincipal: settings.maxListenStreamsPerPrincipal,
   });
-  const jsonBounds = { maxDepth: config.server.max_json_depth, maxKeys: config.server.max_json_keys };
+  const jsonBounds = { maxDepth: settings.maxJsonDepth, maxKeys: settings.maxJsonKeys };
 
   // JSON is the only body the endpoint takes: anything else is a 415, not a string handed to the SDK.
   app.removeAllContentTypeParsers();
@@ -164,7 +195,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = toGatewayError(error);
-    runtime.metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
+    metrics.inc('skillgate_rejected_requests_total', { reason: mapped.code.toLowerCase() });
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
     else if (mapped.code === 'STATE_FULL') request.log.error({ code: mapped.code }, error.message);
     else request.log.info({ code: mapped.code }, mapped.message);
@@ -177,7 +208,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
-    const catalog = runtime.catalogs.current;
+    const catalog = deps.catalogs.current;
     // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
     // is never silent.
     const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
@@ -185,21 +216,21 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       status: 'ready',
       skills: catalog.skills.size,
       ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
-      sandbox: runtime.runner.isolation ?? null,
+      sandbox: deps.runner.isolation ?? null,
       upstreams: deps.upstreams?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {
-    const text = await runtime.metrics.render({
+    const text = await metrics.render({
       skillgate_sessions_open: sessions.size,
-      skillgate_scripts_running: runtime.runner.active,
-      skillgate_scripts_queued: runtime.runner.queued,
-      skillgate_skills_loaded: runtime.catalogs.current.skills.size,
+      skillgate_scripts_running: deps.runner.active,
+      skillgate_scripts_queued: deps.runner.queued,
+      skillgate_skills_loaded: deps.catalogs.current.skills.size,
     });
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
   });
 
-  const path = config.server.path;
+  const path = settings.path;
   // Protected Resource Metadata (RFC 9728): path-aware, and at the root for clients that look there.
   if (deps.bearerAuth.oauthEnabled) {
     const metadataHandler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -301,7 +332,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (route.era === 'modern-direct') {
         // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
         const answer = await deps.modern.answer(principal, route.request);
-        runtime.metrics.inc('skillgate_modern_requests_total', {
+        metrics.inc('skillgate_modern_requests_total', {
           path: answer === undefined ? 'sdk' : 'direct',
         });
         if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
@@ -310,7 +341,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
           reply.raw.end(answer);
         }
       } else if (route.era === 'modern') {
-        runtime.metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
+        metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
         await deps.modern.handle(request.raw, reply.raw, body, principal);
       } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
     },
@@ -363,8 +394,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
     }
     if (outcome.kind === 'modern') {
-      const direct =
-        deps.direct === false ? undefined : directRequestOf(outcome, header, runtime.config.skills.prompts);
+      const direct = deps.direct === false ? undefined : directRequestOf(outcome, header, settings.prompts);
       if (direct !== undefined) return { era: 'modern-direct' as const, request: direct };
     }
     if (outcome.kind !== 'legacy') {

@@ -1,5 +1,4 @@
 import type { ServerOptions } from 'node:http';
-import type { SkillgateConfig } from '@skillgate/config';
 
 /** The Fastify options that bound how long a client may take (a subset of Fastify's server options). */
 export interface ServerTimeouts {
@@ -9,15 +8,22 @@ export interface ServerTimeouts {
   readonly http: ServerOptions;
 }
 
+/** How long a client may take to send its headers, its whole request, and between keep-alive requests. */
+export interface ClientDeadlines {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
 /**
- * Fastify/node:http options for the header, whole-request and keep-alive timeouts of `server.*`. No
- * socket inactivity timeout is set: an SSE stream or a long script run may be silent for minutes.
+ * Fastify/node:http options for the header, whole-request and keep-alive deadlines. No socket inactivity
+ * timeout is set: an SSE stream or a long script run may be silent for minutes.
  */
-export function serverTimeouts(server: SkillgateConfig['server']): ServerTimeouts {
-  const headersTimeout = server.headers_timeout_seconds * 1000;
+export function serverTimeouts(deadlines: ClientDeadlines): ServerTimeouts {
+  const headersTimeout = deadlines.headersTimeoutMs;
   return {
-    keepAliveTimeout: server.keep_alive_timeout_seconds * 1000,
-    requestTimeout: server.request_timeout_seconds * 1000,
+    keepAliveTimeout: deadlines.keepAliveTimeoutMs,
+    requestTimeout: deadlines.requestTimeoutMs,
     http: {
       headersTimeout,
       // node:http checks the header and request deadlines on this interval, 30 s by default, which would

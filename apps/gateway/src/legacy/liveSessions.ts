@@ -5,15 +5,15 @@ import {
   type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { EventBus, SessionRecord, StateEvent } from '@skillgate/state';
+import type { EventBus, JobRegistry, SessionRecord, SessionStore, StateEvent } from '@skillgate/state';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { createMcpServer } from '../mcp/createMcpServer.js';
+import { createMcpServer, type McpServerParts } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
-import type { GatewayRuntime } from '../runtime.js';
-import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { createToolCallHandler, createToolListHandler } from '../tools/toolHandlers.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import { createRelistWatch } from './relistWatch.js';
 import { replayInitialize } from './replayInitialize.js';
@@ -53,13 +53,45 @@ export interface LiveSessions {
   readonly size: number;
 }
 
+/** How 2025-era sessions behave, from the `server` and `sessions` config sections. */
+export interface LegacySessionSettings {
+  /** Our native streamable HTTP transport, or the SDK's (`server.transport`). */
+  readonly transport: 'native' | 'sdk';
+  /** Most messages in one JSON-RPC batch (native transport). */
+  readonly maxBatch: number;
+  /** Largest response to one POST (native transport; legacy/nativeHttpTransport.ts). */
+  readonly maxResponseBytes: number;
+  /** How long a get_info result that unlocked tools waits for the session's re-list (legacy/relistWatch.ts). */
+  readonly relistWaitMs: number;
+  /** After that re-list is answered, how much longer the result waits while the host applies the list. */
+  readonly relistGraceMs: number;
+  /** The MCP endpoint's path (`server.path`): a rebuilt session replays its initialize there. */
+  readonly path: string;
+  /** Longest client string a session keeps (`server.max_client_string_chars`). */
+  readonly maxClientStringChars: number;
+  /** Where unlocks and jobs are kept: per session, or per principal across its sessions (`sessions.scope`). */
+  readonly scope: 'session' | 'principal';
+}
+
 /** Options of createLiveSessions. */
 export interface LiveSessionsOptions {
+  /** What each session's MCP server is made of. */
+  readonly servers: McpServerParts;
+  /** The stored sessions, shared by replicas with Redis. */
+  readonly store: Pick<SessionStore, 'create' | 'touch' | 'delete'>;
+  /** A session-scoped session's jobs end with it. */
+  readonly jobs: Pick<JobRegistry, 'dropOwner'>;
+  readonly metrics: Metrics;
+  readonly log: FastifyBaseLogger;
   readonly pickDisclosure: DisclosurePicker;
   /** Notifications for sessions, from any replica, to deliver on the GET streams held here. */
-  readonly events: EventBus<StateEvent>;
-  /** Whether plain hot requests take the session's direct path (sessionDirectAnswers.ts; tests compare both). */
-  readonly directAnswers: boolean;
+  readonly events: Pick<EventBus<StateEvent>, 'subscribe'>;
+  readonly settings: LegacySessionSettings;
+  /**
+   * Plain hot requests take the session's direct path (sessionDirectAnswers.ts), which reads skill resources
+   * here; absent, every request takes the SDK's path (tests compare the two).
+   */
+  readonly direct?: { readonly skills: Pick<SkillsService, 'readResource'> };
 }
 
 /** Why this process closed a copy itself. */
@@ -70,7 +102,8 @@ const negotiatedRevision = (requested: string): string =>
   SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : (SUPPORTED_PROTOCOL_VERSIONS[0] ?? requested);
 
 /** Creates the session table; a client's DELETE ends a session in the store, everything else only here. */
-export function createLiveSessions(runtime: GatewayRuntime, options: LiveSessionsOptions): LiveSessions {
+export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
+  const { store, jobs, metrics, log, settings } = options;
   const live = new Map<string, LiveSession>();
   // Rebuilds in progress, so that concurrent first requests for one session share one rebuild.
   const rebuilding = new Map<string, Promise<LiveSession | undefined>>();
@@ -85,12 +118,12 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
     if (reason === 'shutdown' || reason === 'deleted') return;
     if (reason === undefined) {
       // The transport closed on the client's DELETE: the session ends for every replica.
-      runtime.store.delete(record.id).catch((error: unknown) => {
-        runtime.log.warn({ err: error, session: record.id }, 'session not deleted from the shared store');
+      store.delete(record.id).catch((error: unknown) => {
+        log.warn({ err: error, session: record.id }, 'session not deleted from the shared store');
       });
     }
     // Jobs of a session-scoped session die with it; principal-scoped jobs outlive one connection.
-    if (record.scopeKey === record.id) runtime.jobs.dropOwner(record.id);
+    if (record.scopeKey === record.id) jobs.dropOwner(record.id);
   };
 
   const build = async (record: SessionRecord, principal: Principal): Promise<LiveSession> => {
@@ -102,35 +135,35 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
       sessionId: record.id,
     };
     const transport: SessionTransport =
-      runtime.config.server.transport === 'sdk'
+      settings.transport === 'sdk'
         ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => record.id })
         : new NativeHttpTransport(record.id, {
-            maxBatch: runtime.config.server.max_batch_size,
-            maxResponseBytes: runtime.config.server.max_response_bytes,
+            maxBatch: settings.maxBatch,
+            maxResponseBytes: settings.maxResponseBytes,
           });
     // onsessionclosed fires only on DELETE; onclose fires on every close, so clean up there.
     transport.onclose = () => forget(record);
     const relist = createRelistWatch({
-      waitMs: runtime.config.sessions.relist_wait_ms,
-      graceMs: runtime.config.sessions.relist_grace_ms,
+      waitMs: settings.relistWaitMs,
+      graceMs: settings.relistGraceMs,
       onOutcome: (outcome, heldMs) => {
-        runtime.metrics.inc('skillgate_get_info_holds_total', { outcome });
+        metrics.inc('skillgate_get_info_holds_total', { outcome });
         if (outcome === 'timeout' && relist.relists === false) {
-          runtime.log.info(
+          log.info(
             { session: audience.sessionId, held_ms: heldMs },
             'session did not re-list after list_changed: its get_info results are no longer held',
           );
         }
       },
     });
-    const server = createMcpServer(runtime, audience, { relist });
-    if (transport instanceof NativeHttpTransport && options.directAnswers) {
+    const server = createMcpServer(options.servers, audience, { relist });
+    if (transport instanceof NativeHttpTransport && options.direct !== undefined) {
       // The same handlers the server registers (createMcpServer), called without the SDK's per-message work.
       transport.direct = createSessionDirectAnswers({
         audience,
-        listTools: createToolListHandler(runtime, audience, relist),
-        callTool: createToolCallHandler(runtime, audience, relist),
-        skills: skillsServiceOf(runtime),
+        listTools: options.servers.tools.listHandler(audience, relist),
+        callTool: options.servers.tools.callHandler(audience, relist),
+        skills: options.direct.skills,
       });
     }
     await server.connect(transport);
@@ -138,14 +171,14 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
   };
 
   const rebuild = async (id: string, principal: Principal): Promise<LiveSession | undefined> => {
-    const record = (await runtime.store.touch(id))?.record;
+    const record = (await store.touch(id))?.record;
     // A session of another principal is reported exactly like an unknown one.
     if (record === undefined || record.principal !== principal.id) return undefined;
     const existing = live.get(id);
     if (existing !== undefined) return existing;
     const session = await build(record, principal);
     try {
-      await replayInitialize(session.transport, record, runtime.config.server.path);
+      await replayInitialize(session.transport, record, settings.path);
     } catch (error) {
       // Not in the table yet, so closing it forgets nothing and deletes nothing.
       await session.transport.close();
@@ -154,8 +187,8 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
     // Only now: a concurrent request must not reach a transport still being initialized (it waits on
     // `rebuilding` instead).
     live.set(id, session);
-    runtime.metrics.inc('skillgate_sessions_restored_total');
-    runtime.log.info({ session: id, principal: principal.name }, 'session taken over from the shared store');
+    metrics.inc('skillgate_sessions_restored_total');
+    log.info({ session: id, principal: principal.name }, 'session taken over from the shared store');
     return session;
   };
 
@@ -186,7 +219,7 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
       const id = randomUUID();
       // Cut in place: the same object goes on to the session's Server, which keeps it for the session's
       // life, and into the record every replica stores (docs/limits.md, "Client strings").
-      initialize.params = boundStrings(initialize.params, runtime.config.server.max_client_string_chars);
+      initialize.params = boundStrings(initialize.params, settings.maxClientStringChars);
       const client = initialize.params.clientInfo;
       const record: SessionRecord = {
         id,
@@ -194,28 +227,28 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         client: { name: client.name, version: client.version },
         protocolVersion: negotiatedRevision(initialize.params.protocolVersion),
         disclosure: options.pickDisclosure(client.name, principal.name),
-        scopeKey: runtime.config.sessions.scope === 'principal' ? `principal:${principal.id}` : id,
+        scopeKey: settings.scope === 'principal' ? `principal:${principal.id}` : id,
         createdAt: Date.now(),
       };
       let evicted: SessionRecord | undefined;
       // A session cap (SessionError) becomes 503 in the one error translation (errors/toGatewayError.ts).
-      evicted = await runtime.store.create(record);
+      evicted = await store.create(record);
       if (evicted !== undefined) {
         // At sessions.max_per_principal the principal's longest-idle session made room (clients that open a
         // session per command and never DELETE it would otherwise lock their principal out). Its copy here
         // closes like a deleted one; with Redis, every replica closes its copy on the store's notice.
         await closeCopy(evicted.id, 'deleted');
-        if (evicted.scopeKey === evicted.id) runtime.jobs.dropOwner(evicted.id);
-        runtime.metrics.inc('skillgate_sessions_evicted_total');
-        runtime.log.info(
+        if (evicted.scopeKey === evicted.id) jobs.dropOwner(evicted.id);
+        metrics.inc('skillgate_sessions_evicted_total');
+        log.info(
           { session: evicted.id, principal: principal.name, client: evicted.client, for_session: id },
           "session closed: its principal reached sessions.max_per_principal and it was the principal's longest idle",
         );
       }
       const session = await build(record, principal);
       live.set(id, session);
-      runtime.metrics.inc('skillgate_sessions_created_total');
-      runtime.log.info(
+      metrics.inc('skillgate_sessions_created_total');
+      log.info(
         { session: id, principal: principal.name, client: record.client, disclosure: record.disclosure },
         'session opened',
       );
@@ -230,12 +263,12 @@ export function createLiveSessions(runtime: GatewayRuntime, options: LiveSession
         const rebuilt = await pending;
         if (rebuilt?.principal.id !== principal.id) return undefined;
         // A request that joined another's rebuild reads the store itself: its view starts when it arrived.
-        if (joined !== undefined && (await runtime.store.touch(id)) === undefined) return undefined;
+        if (joined !== undefined && (await store.touch(id)) === undefined) return undefined;
         return rebuilt;
       }
       if (session.principal.id !== principal.id) return undefined;
       // One read per request: the record (still there, idle time restarted) and its scope's unlocks.
-      if ((await runtime.store.touch(id)) === undefined) {
+      if ((await store.touch(id)) === undefined) {
         await closeCopy(id, 'expired');
         return undefined;
       }

@@ -43,7 +43,7 @@ export interface SessionDirectOptions {
   readonly audience: Audience;
   readonly listTools: ToolListHandler;
   readonly callTool: ToolCallHandler;
-  readonly skills: SkillsService;
+  readonly skills: Pick<SkillsService, 'readResource'>;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,12 +1,22 @@
 import { McpServer, type Server } from '@modelcontextprotocol/server';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
-import type { GatewayRuntime } from '../runtime.js';
-import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { registerToolHandlers } from '../tools/toolHandlers.js';
+import type { CatalogSource } from '../reload/catalogSource.js';
+import type { SkillsService } from '../skillsExtension/skillsService.js';
+import type { ToolHandlers } from '../tools/toolHandlers.js';
 
 /** Name and version the gateway announces (initialize, server/discover). */
 export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
+
+/** What every MCP server of the gateway is made of, built once by the composition root. */
+export interface McpServerParts {
+  readonly catalogs: Pick<CatalogSource, 'current'>;
+  /** The initialize instructions of an audience. */
+  readonly disclosure: Pick<DisclosurePolicy, 'instructions'>;
+  readonly tools: ToolHandlers;
+  /** The Skills extension and prompts. */
+  readonly skills: Pick<SkillsService, 'attach'>;
+}
 
 /** Options of createMcpServer. */
 export interface McpServerOptions {
@@ -24,13 +34,13 @@ export interface McpServerOptions {
  * (docs/skills-extension.md).
  */
 export function createMcpServer(
-  runtime: GatewayRuntime,
+  parts: McpServerParts,
   audience: Audience,
   options: McpServerOptions = {},
 ): Server {
   const { cache, relist } = options;
   const mcp = new McpServer(SERVER_INFO, {
-    instructions: runtime.disclosure.instructions(runtime.catalogs.current, audience),
+    instructions: parts.disclosure.instructions(parts.catalogs.current, audience),
     ...(cache === undefined
       ? {}
       : {
@@ -44,7 +54,7 @@ export function createMcpServer(
         }),
   });
   mcp.server.registerCapabilities({ tools: { listChanged: true } });
-  registerToolHandlers(mcp.server, runtime, audience, relist === undefined ? {} : { relist });
-  skillsServiceOf(runtime).attach(mcp, audience.principal);
+  parts.tools.register(mcp.server, audience, relist === undefined ? {} : { relist });
+  parts.skills.attach(mcp, audience.principal);
   return mcp.server;
 }

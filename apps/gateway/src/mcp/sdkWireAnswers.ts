@@ -31,7 +31,7 @@ const SKILL_SCHEME = 'skill://';
  * text or a base64 blob.
  */
 export async function readSkillResourceResult(
-  skills: SkillsService,
+  skills: Pick<SkillsService, 'readResource'>,
   principal: Principal,
   uri: string,
 ): Promise<{ contents: Array<Record<string, unknown>> }> {

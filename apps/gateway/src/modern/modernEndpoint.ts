@@ -6,13 +6,13 @@ import {
   type McpHttpHandler,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
+import type { Disclosure } from '@skillgate/skills';
+import type { FastifyBaseLogger } from 'fastify';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { createMcpServer, SERVER_INFO } from '../mcp/createMcpServer.js';
-import type { GatewayRuntime } from '../runtime.js';
+import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import { createMcpServer, type McpServerParts, SERVER_INFO } from '../mcp/createMcpServer.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
-import { skillsServiceOf } from '../skillsExtension/skillsServiceOf.js';
-import { createToolCallHandler } from '../tools/toolHandlers.js';
+import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { createDirectAnswers } from './directAnswers.js';
 import type { DirectRequest } from './directRequest.js';
 
@@ -34,8 +34,25 @@ export interface ModernEndpoint {
   close(): Promise<void>;
 }
 
+/** How the 2026-07-28 side behaves, from the `skills`, `tools` and `server` config sections. */
+export interface ModernSettings {
+  /** The disclosure mode of every 2026-07-28 request (`skills.modern_disclosure`). */
+  readonly disclosure: Disclosure;
+  /** The cache lifetime lists carry (`tools.list_ttl_ms`). */
+  readonly listTtlMs: number;
+  readonly bodyLimitBytes: number;
+  /** Open subscriptions/listen streams at most (`server.max_listen_streams`). */
+  readonly maxListenStreams: number;
+}
+
 /** Options of createModernEndpoint. */
 export interface ModernEndpointOptions {
+  /** What each request's MCP server is made of (the skills service serves the direct path too). */
+  readonly servers: McpServerParts & { readonly skills: SkillsService };
+  /** Which cache scope a principal's lists carry. */
+  readonly disclosure: Pick<DisclosurePolicy, 'cacheScope'>;
+  readonly log: FastifyBaseLogger;
+  readonly settings: ModernSettings;
   /** Change bus of subscriptions/listen (in-process by default; shared across replicas when given). */
   readonly bus?: ServerEventBus;
 }
@@ -63,35 +80,31 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
  * `_meta` envelopes, header checks, -32022, subscriptions/listen. Each request gets a fresh low-level
  * Server whose tool list depends only on the principal and the catalog (docs/protocol-eras.md).
  */
-export function createModernEndpoint(
-  runtime: GatewayRuntime,
-  options: ModernEndpointOptions = {},
-): ModernEndpoint {
-  const { config } = runtime;
-  const skills = skillsServiceOf(runtime);
+export function createModernEndpoint(options: ModernEndpointOptions): ModernEndpoint {
+  const { servers, disclosure, log, settings } = options;
+  const { catalogs, skills } = servers;
   const handler: McpHttpHandler = createMcpHandler(
     ({ authInfo }) => {
       const principal = principalOf(authInfo);
-      const catalog = runtime.catalogs.current;
       const audience = audienceOf(principal);
       const cache = {
-        ttlMs: config.tools.list_ttl_ms,
-        cacheScope: runtime.disclosure.cacheScope(catalog, principal),
+        ttlMs: settings.listTtlMs,
+        cacheScope: disclosure.cacheScope(catalogs.current, principal),
       };
-      return createMcpServer(runtime, audience, { cache });
+      return createMcpServer(servers, audience, { cache });
     },
     {
       legacy: 'reject',
       ...(options.bus === undefined ? {} : { bus: options.bus }),
-      maxRequestBodySize: config.server.body_limit_bytes,
+      maxRequestBodySize: settings.bodyLimitBytes,
       // Set, not left to the SDK's default; buildApp refuses streams past it (and per principal) itself.
-      maxSubscriptions: config.server.max_listen_streams,
-      onerror: (error) => runtime.log.debug({ err: error }, 'modern request rejected'),
+      maxSubscriptions: settings.maxListenStreams,
+      onerror: (error) => log.debug({ err: error }, 'modern request rejected'),
     },
   );
   const audienceOf = (principal: Principal): Audience => ({
     era: 'modern',
-    disclosure: config.skills.modern_disclosure,
+    disclosure: settings.disclosure,
     principal,
     // No sessions in this era: jobs belong to the principal that started them.
     scopeKey: `principal:${principal.id}`,
@@ -104,7 +117,7 @@ export function createModernEndpoint(
   });
   const direct = createDirectAnswers({
     serverInfo: SERVER_INFO,
-    catalog: () => runtime.catalogs.current,
+    catalog: () => catalogs.current,
     viewKey: viewKeyOf,
     // The SDK's own path, once per (catalog, view, request): exact by construction.
     renderOnce: async (principal, request) => {
@@ -130,11 +143,11 @@ export function createModernEndpoint(
       );
       return ((await response.json()) as { result?: unknown }).result;
     },
-    toolCallHandler: (principal) => createToolCallHandler(runtime, audienceOf(principal)),
+    toolCallHandler: (principal) => servers.tools.callHandler(audienceOf(principal)),
     skills,
     skillsCacheHint: (principal) => ({
-      ttlMs: config.tools.list_ttl_ms,
-      cacheScope: runtime.disclosure.cacheScope(runtime.catalogs.current, principal),
+      ttlMs: settings.listTtlMs,
+      cacheScope: disclosure.cacheScope(catalogs.current, principal),
     }),
   });
   // Only page boundaries of skills/list are rendered once (they bound what is kept); other cursors take the
@@ -145,7 +158,7 @@ export function createModernEndpoint(
       ? undefined
       : direct(principal, request);
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
-    onerror: (error) => runtime.log.error({ err: error }, 'modern request failed'),
+    onerror: (error) => log.error({ err: error }, 'modern request failed'),
   });
   return {
     async handle(req, res, body, principal) {

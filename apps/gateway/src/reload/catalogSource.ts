@@ -1,13 +1,12 @@
 import { sep } from 'node:path';
-import type { SkillgateConfig } from '@skillgate/config';
 import {
   type Catalog,
+  type CatalogOptions,
   createCatalog,
   createCatalogInSlices,
   type LoadResult,
   type LoadSkillsOptions,
   loadSkills,
-  type Problem,
   type Skill,
   type UpstreamSnapshot,
 } from '@skillgate/skills';
@@ -21,56 +20,24 @@ export interface CatalogSource {
   onChange(listener: (previous: Catalog, next: Catalog) => void): void;
 }
 
-/**
- * What the config alone says of each upstream, before any connection: enough to name auto skills and check
- * bindings (`skillgate validate`), with no tools yet.
- */
-export const configuredUpstreams = (config: SkillgateConfig): UpstreamSnapshot[] =>
-  config.upstreams.map((u) => ({
-    id: u.id,
-    skill: u.skill,
-    ...(u.description === undefined ? {} : { description: u.description }),
-    state: 'connecting',
-    tools: [],
-  }));
-
-const catalogOptions = (
-  config: SkillgateConfig,
-  problems: readonly Problem[],
-  upstreams: readonly UpstreamSnapshot[],
-) => ({
-  maxNameLength: config.tools.max_name_length,
-  asyncEnabled: config.skills.async_enabled,
-  maxTimeoutSeconds: config.scripts.max_timeout,
-  argumentLimits: {
-    maxArgs: config.scripts.max_args,
-    maxArgBytes: config.scripts.max_arg_bytes,
-    maxStdinBytes: config.scripts.max_stdin_bytes,
-  },
-  problems,
-  upstreams,
-});
-
-// The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
-const loadOptions = (config: SkillgateConfig): LoadSkillsOptions => ({
-  roots: config.skills.roots,
-  validation: config.skills.validation,
-  interpreterExtensions: Object.keys(config.scripts.interpreters),
-  maxSkillMdBytes: config.skills.max_skill_md_bytes,
-  maxFileBytes: config.skills.max_file_bytes,
-  maxDescriptionChars: config.skills.max_description_chars,
-});
+/** How skills are loaded and built into a catalog, from the config (compose/gatewaySettings.ts). */
+export interface CatalogSettings {
+  readonly load: LoadSkillsOptions;
+  readonly build: Omit<CatalogOptions, 'problems' | 'upstreams'>;
+  /** What the config alone says of each upstream, before any connection: names, no tools yet. */
+  readonly configuredUpstreams: readonly UpstreamSnapshot[];
+}
 
 /**
  * Builds a catalog from the configured roots and upstreams (docs/disclosure.md for what it lists); without
  * snapshots of connected upstreams, from what the config says of them.
  */
 export async function buildCatalog(
-  config: SkillgateConfig,
-  upstreams: readonly UpstreamSnapshot[] = configuredUpstreams(config),
+  settings: CatalogSettings,
+  upstreams: readonly UpstreamSnapshot[] = settings.configuredUpstreams,
 ): Promise<Catalog> {
-  const { skills, problems } = await loadSkills(loadOptions(config));
-  return createCatalog(skills, catalogOptions(config, problems, upstreams));
+  const { skills, problems } = await loadSkills(settings.load);
+  return createCatalog(skills, { ...settings.build, problems, upstreams });
 }
 
 const isInside = (file: string, dir: string): boolean => file === dir || file.startsWith(dir + sep);
@@ -116,19 +83,23 @@ export interface CatalogSourceOptions {
  * for a skill edit or an upstream change alike) takes the upstreams' snapshots of that moment.
  */
 export async function createCatalogSource(
-  config: SkillgateConfig,
+  settings: CatalogSettings,
   options: CatalogSourceOptions = {},
 ): Promise<CatalogSource> {
-  const upstreams = options.upstreams ?? (() => configuredUpstreams(config));
-  let current = await buildCatalog(config, upstreams());
+  const upstreams = options.upstreams ?? (() => settings.configuredUpstreams);
+  let current = await buildCatalog(settings, upstreams());
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
   let pending: Promise<Catalog> = Promise.resolve(current);
   const reloadOnce = async (): Promise<Catalog> => {
-    const loaded = await loadSkills(loadOptions(config));
+    const loaded = await loadSkills(settings.load);
     const { skills, problems } = keepLastGood(current, loaded);
     options.onBuilding?.(skills.length);
     // In slices: every client is served while a large catalog is rebuilt (docs/limits.md, "Reloads").
-    const next = await createCatalogInSlices(skills, catalogOptions(config, problems, upstreams()));
+    const next = await createCatalogInSlices(skills, {
+      ...settings.build,
+      problems,
+      upstreams: upstreams(),
+    });
     const previous = current;
     current = next;
     for (const listener of listeners) listener(previous, next);

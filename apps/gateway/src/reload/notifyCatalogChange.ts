@@ -1,12 +1,24 @@
 import type { Catalog } from '@skillgate/skills';
-import type { LiveSessions } from '../legacy/liveSessions.js';
-import type { GatewayRuntime } from '../runtime.js';
-import { notifySkillsChange, type SkillsChangeNotifier } from '../skillsExtension/notifySkillsChange.js';
+import type { SessionStore } from '@skillgate/state';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import {
+  notifySkillsChange,
+  type SkillsChangeNotifier,
+  type SkillsChangeTargets,
+} from '../skillsExtension/notifySkillsChange.js';
 import { diffCatalogs, isEmptyDiff } from './catalogDiff.js';
 
 /** Where list changes go besides legacy sessions: the 2026-07-28 subscriptions/listen streams. */
 export interface ModernNotifier extends SkillsChangeNotifier {
   toolsChanged(): void;
+}
+
+/** Where a reload's changes are told, and whose unlocks and lists they touch. */
+export interface CatalogChangeTargets extends SkillsChangeTargets {
+  readonly modern: ModernNotifier;
+  /** A removed skill leaves every unlock set. */
+  readonly store: Pick<SessionStore, 'forget'>;
+  readonly disclosure: Pick<DisclosurePolicy, 'touches' | 'affectedBy'>;
 }
 
 /**
@@ -15,24 +27,23 @@ export interface ModernNotifier extends SkillsChangeNotifier {
  * the modern listen streams. Returns the number of legacy sessions notified.
  */
 export async function notifyCatalogChange(
-  runtime: GatewayRuntime,
-  sessions: LiveSessions,
-  modern: ModernNotifier,
+  targets: CatalogChangeTargets,
   previous: Catalog,
   next: Catalog,
 ): Promise<number> {
+  const { sessions, modern, disclosure, log } = targets;
   // Skill entries and prompts (the Skills extension) change independently of tools: a byte of a reference.
-  await notifySkillsChange(runtime, sessions, modern, previous, next);
+  await notifySkillsChange(targets, previous, next);
   const diff = diffCatalogs(previous, next);
   if (isEmptyDiff(diff)) return 0;
-  if (diff.removed.size > 0) await runtime.store.forget(diff.removed);
+  if (diff.removed.size > 0) await targets.store.forget(diff.removed);
   modern.toolsChanged();
   let notified = 0;
   for (const session of [...sessions.all()]) {
-    if (!(await runtime.disclosure.affectedBy(diff, previous, next, session.audience))) continue;
+    if (!(await disclosure.affectedBy(diff, previous, next, session.audience))) continue;
     notified += 1;
     await session.server.sendToolListChanged().catch((error: unknown) => {
-      runtime.log.debug({ err: error, session: session.audience.scopeKey }, 'list_changed not delivered');
+      log.debug({ err: error, session: session.audience.scopeKey }, 'list_changed not delivered');
     });
   }
   return notified;

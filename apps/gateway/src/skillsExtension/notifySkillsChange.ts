@@ -1,13 +1,25 @@
 import type { Catalog } from '@skillgate/skills';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
-import type { GatewayRuntime } from '../runtime.js';
 import { diffSkillsExtension } from './diffSkillsExtension.js';
 
 /** Where skill list changes go besides legacy sessions: the 2026-07-28 subscriptions/listen streams. */
 export interface SkillsChangeNotifier {
   resourcesChanged(): void;
   promptsChanged(): void;
+}
+
+/** Where a reload's skill changes are told, and who may hear of which skill. */
+export interface SkillsChangeTargets {
+  readonly sessions: Pick<LiveSessions, 'all'>;
+  readonly modern: SkillsChangeNotifier;
+  /** Which principals a changed skill touches. */
+  readonly disclosure: Pick<DisclosurePolicy, 'touches'>;
+  readonly log: FastifyBaseLogger;
+  /** Whether skills are also prompts (`skills.prompts`): otherwise no prompts/list_changed. */
+  readonly prompts: boolean;
 }
 
 /**
@@ -17,23 +29,22 @@ export interface SkillsChangeNotifier {
  * after; modern streams are not per principal, so they hear of every change (docs/skills-extension.md).
  */
 export async function notifySkillsChange(
-  runtime: GatewayRuntime,
-  sessions: LiveSessions,
-  modern: SkillsChangeNotifier,
+  targets: SkillsChangeTargets,
   previous: Catalog,
   next: Catalog,
 ): Promise<void> {
+  const { sessions, modern, disclosure, log } = targets;
   const diff = diffSkillsExtension(previous, next);
-  const prompts = runtime.config.skills.prompts ? diff.prompts : new Set<string>();
+  const prompts = targets.prompts ? diff.prompts : new Set<string>();
   if (diff.entries.size === 0 && prompts.size === 0) return;
   if (diff.entries.size > 0) modern.resourcesChanged();
   if (prompts.size > 0) modern.promptsChanged();
   const touches = (principal: Principal, changed: ReadonlySet<string>) =>
-    runtime.disclosure.touches(previous, next, principal, changed);
+    disclosure.touches(previous, next, principal, changed);
   for (const session of [...sessions.all()]) {
     const { principal } = session.audience;
     const failed = (error: unknown) =>
-      runtime.log.debug({ err: error, session: session.audience.scopeKey }, 'list_changed not delivered');
+      log.debug({ err: error, session: session.audience.scopeKey }, 'list_changed not delivered');
     if (touches(principal, diff.entries)) await session.server.sendResourceListChanged().catch(failed);
     if (touches(principal, prompts)) await session.server.sendPromptListChanged().catch(failed);
   }

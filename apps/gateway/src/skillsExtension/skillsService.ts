@@ -10,9 +10,12 @@ import {
   type SkillSource,
   SkillsExtension,
 } from '@modelcontextprotocol/server/ext/skills';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { boundStrings } from '../observability/boundStrings.js';
-import type { GatewayRuntime } from '../runtime.js';
+import type { CatalogSource } from '../reload/catalogSource.js';
+import type { ReadLimits } from '../tools/toolResults.js';
 import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';
 import { type SkillsView, skillsViewOf } from './skillsView.js';
@@ -37,19 +40,33 @@ export interface SkillsService {
   getPrompt(principal: Principal, name: string): GetPromptResult;
 }
 
+/** Options of createSkillsService. */
+export interface SkillsServiceOptions {
+  readonly catalogs: Pick<CatalogSource, 'current'>;
+  /** Who may see which skill (the same rule as for tools). */
+  readonly disclosure: DisclosurePolicy;
+  readonly log: FastifyBaseLogger;
+  /** Bounds of a `skill://` read (`resources.*`). */
+  readonly readLimits: ReadLimits;
+  /** Longest client string kept in the audit log (`server.max_client_string_chars`). */
+  readonly maxClientStringChars: number;
+  /** The 2026-07-28 cache lifetime of lists (`tools.list_ttl_ms`). */
+  readonly listTtlMs: number;
+  /** Whether each skill is also an MCP prompt (`skills.prompts`). */
+  readonly prompts: boolean;
+}
+
 /**
- * Builds the skills service over the runtime's catalog source and access policy (docs/skills-extension.md).
+ * Builds the skills service over the catalog source and the disclosure policy (docs/skills-extension.md).
  * The SDK's SkillsExtension does the protocol part (capability, method schemas, errors, cache fields on
  * 2026-07-28, the `skill://` resource template); our SkillSource answers from the catalog, filtered by the
  * principal exactly as tools are, so another principal's skill answers like a nonexistent one.
  */
-export function createSkillsService(runtime: GatewayRuntime): SkillsService {
-  const { config, log } = runtime;
-  const view = (principal: Principal) =>
-    skillsViewOf(runtime.disclosure, runtime.catalogs.current, principal);
+export function createSkillsService(options: SkillsServiceOptions): SkillsService {
+  const { catalogs, disclosure, log } = options;
+  const view = (principal: Principal) => skillsViewOf(disclosure, catalogs.current, principal);
   const readOptions = {
-    maxTextBytes: config.resources.max_text_bytes,
-    maxBinaryBytes: config.resources.max_binary_bytes,
+    ...options.readLimits,
     onUnreadable: (error: unknown) => log.warn({ err: error }, 'skill resource could not be read'),
   };
 
@@ -70,7 +87,7 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
   const getSkill = (principal: Principal, uri: string): Skill | undefined => view(principal).byUri.get(uri);
 
   const readResource = async (principal: Principal, uri: string): Promise<SkillReadResult | undefined> => {
-    const catalog = runtime.catalogs.current;
+    const catalog = catalogs.current;
     const target = catalog.extension.resolveUri(uri);
     // Audited like tool calls: who read which file, and who probed for what is not theirs.
     const audit = (outcome: string) =>
@@ -78,12 +95,12 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
         {
           audit: 'resource_read',
           principal: principal.name,
-          uri: boundStrings(uri, config.server.max_client_string_chars),
+          uri: boundStrings(uri, options.maxClientStringChars),
           outcome,
         },
         'skill resource read',
       );
-    if (target === undefined || !skillsViewOf(runtime.disclosure, catalog, principal).mayUse(target.skill)) {
+    if (target === undefined || !skillsViewOf(disclosure, catalog, principal).mayUse(target.skill)) {
       audit('not_found');
       return undefined;
     }
@@ -102,13 +119,13 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
   // One extension per principal and cache scope: its cache hint is fixed at construction.
   const extensions = new Map<string, SkillsExtension>();
   const extensionFor = (principal: Principal): SkillsExtension => {
-    const cacheScope = runtime.disclosure.cacheScope(runtime.catalogs.current, principal);
+    const cacheScope = disclosure.cacheScope(catalogs.current, principal);
     const key = `${principal.id}\0${cacheScope}`;
     let extension = extensions.get(key);
     if (extension === undefined) {
       extension = new SkillsExtension({
         source: sourceFor(principal),
-        cacheHint: { ttlMs: config.tools.list_ttl_ms, cacheScope },
+        cacheHint: { ttlMs: options.listTtlMs, cacheScope },
         onWarning: (warning) => log.warn({ warning }, `skills extension: ${warning.message}`),
       });
       // Bounded: OAuth brings as many principals as the IdP has subjects; an evicted one is rebuilt.
@@ -142,7 +159,7 @@ export function createSkillsService(runtime: GatewayRuntime): SkillsService {
   return {
     attach(mcp, principal) {
       extensionFor(principal).attach(mcp);
-      if (config.skills.prompts) attachPrompts(mcp, principal);
+      if (options.prompts) attachPrompts(mcp, principal);
     },
     view,
     getSkill,

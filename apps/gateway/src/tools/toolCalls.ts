@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { RunnerError, type RunProgress, type RunRequest } from '@skillgate/runner';
+import { RunnerError, type RunProgress, type RunRequest, type ScriptRunner } from '@skillgate/runner';
 import {
   type CallTool,
   type Catalog,
@@ -11,13 +11,36 @@ import {
   type ToolKind,
   type ToolTarget,
 } from '@skillgate/skills';
-import { type JobStatus, StateError } from '@skillgate/state';
+import { type JobRegistry, type JobStatus, type SessionStore, StateError } from '@skillgate/state';
 import type { z } from 'zod';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
-import type { GatewayRuntime } from '../runtime.js';
-import { readSkillFile, runResultToTool, toolError } from './toolResults.js';
-import { callUpstream, type UpstreamCallLabels, type UpstreamProgress } from './upstreamCalls.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { CatalogSource } from '../reload/catalogSource.js';
+import { type ReadLimits, readSkillFile, runResultToTool, toolError } from './toolResults.js';
+import {
+  callUpstream,
+  type UpstreamCaller,
+  type UpstreamCallLabels,
+  type UpstreamProgress,
+} from './upstreamCalls.js';
+
+/** What tool calls work with, built once by the composition root (createGateway.ts). */
+export interface ToolCallParts {
+  readonly catalogs: Pick<CatalogSource, 'current'>;
+  /** Who may call what; get_info's text and unlock effect. */
+  readonly disclosure: DisclosurePolicy;
+  /** Where get_info records an unlock. */
+  readonly unlocks: Pick<SessionStore, 'unlock'>;
+  readonly runner: Pick<ScriptRunner, 'run'>;
+  /** Async jobs (run_async tools, skill_get_async_status, skill_cancel_async). */
+  readonly jobs: Pick<JobRegistry, 'start' | 'status' | 'cancel'>;
+  /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
+  readonly upstreams?: UpstreamCaller;
+  readonly metrics: Metrics;
+  /** Bounds of read tools (`resources.*`). */
+  readonly readLimits: ReadLimits;
+}
 
 /** What a tool call may do besides returning: notify its own response stream. */
 export interface CallExtras {
@@ -44,7 +67,7 @@ export interface CallDone {
 
 /** One resolved call: the catalog snapshot it runs against, who called, and what. */
 interface Call {
-  readonly runtime: GatewayRuntime;
+  readonly parts: ToolCallParts;
   readonly audience: Audience;
   readonly catalog: Catalog;
   readonly name: string;
@@ -65,15 +88,15 @@ type Handler<K extends ToolKind> = (
  * bad arguments throw GatewayError (JSON-RPC errors); everything a model can act on is a tool result.
  */
 export async function callTool(
-  runtime: GatewayRuntime,
+  parts: ToolCallParts,
   audience: Audience,
   name: string,
   args: unknown,
   extras: CallExtras,
 ): Promise<CallDone> {
   // One catalog snapshot per call: a reload during the call does not change what it runs.
-  const catalog = runtime.catalogs.current;
-  const decision = await runtime.disclosure.decideCall(catalog, audience, name);
+  const catalog = parts.catalogs.current;
+  const decision = await parts.disclosure.decideCall(catalog, audience, name);
   if (decision.kind === 'unknown') throw new GatewayError('UNKNOWN_TOOL', `Unknown tool: ${name}`);
   if (decision.kind === 'locked') {
     const { skill } = decision;
@@ -86,7 +109,7 @@ export async function callTool(
       ),
     };
   }
-  const call: Call = { runtime, audience, catalog, name, extras, audit: {} };
+  const call: Call = { parts, audience, catalog, name, extras, audit: {} };
   const { target } = decision;
   const handler = HANDLERS[target.kind] as Handler<typeof target.kind>;
   const result = await handler(call, target, args);
@@ -118,7 +141,7 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   },
   async read(call, target, args) {
     parseArguments(inputs(call).none, call.name, args);
-    return readSkillFile(target.skill, target.file, readLimits(call.runtime), call.catalog.fileCache);
+    return readSkillFile(target.skill, target.file, call.parts.readLimits, call.catalog.fileCache);
   },
   async run(call, target, args) {
     return runScript(call, target.skill, target.file, parseArguments(inputs(call).run, call.name, args));
@@ -128,11 +151,11 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   },
   async get_async_status(call, _target, args) {
     const input = parseArguments(inputs(call).jobStatus, call.name, args);
-    return jobResult(call, call.runtime.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
+    return jobResult(call, call.parts.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
   },
   async cancel_async(call, _target, args) {
     const input = parseArguments(inputs(call).jobCancel, call.name, args);
-    return jobResult(call, call.runtime.jobs.cancel(call.audience.scopeKey, input.job_id));
+    return jobResult(call, call.parts.jobs.cancel(call.audience.scopeKey, input.job_id));
   },
   async load_skill(call, _target, args) {
     const input = parseArguments(inputs(call).loadSkill, call.name, args);
@@ -149,7 +172,7 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
     const found = findFile(call, input.skill, input.path);
     return 'error' in found
       ? found.error
-      : readSkillFile(input.skill, found.file, readLimits(call.runtime), call.catalog.fileCache);
+      : readSkillFile(input.skill, found.file, call.parts.readLimits, call.catalog.fileCache);
   },
   async run_skill_script(call, _target, args) {
     const parsed = parseArguments(inputs(call).runSkillScript, call.name, args);
@@ -191,7 +214,7 @@ async function upstreamCall(
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const { result, labels } = await callUpstream({
-    upstreams: call.runtime.upstreams,
+    upstreams: call.parts.upstreams,
     skill,
     call: target,
     args,
@@ -202,11 +225,6 @@ async function upstreamCall(
   return result;
 }
 
-const readLimits = (runtime: GatewayRuntime) => ({
-  maxTextBytes: runtime.config.resources.max_text_bytes,
-  maxBinaryBytes: runtime.config.resources.max_binary_bytes,
-});
-
 function requireSkill(catalog: Catalog, skill: string): CatalogSkill {
   const entry = catalog.skills.get(skill);
   if (entry === undefined) throw new GatewayError('UNKNOWN_TOOL', `Unknown skill: ${skill}`);
@@ -214,10 +232,10 @@ function requireSkill(catalog: Catalog, skill: string): CatalogSkill {
 }
 
 const usable = (call: Call, skill: string) =>
-  call.runtime.disclosure.usableSkill(call.catalog, call.audience.principal, skill);
+  call.parts.disclosure.usableSkill(call.catalog, call.audience.principal, skill);
 
 function unknownSkill(call: Call, skill: string): CallToolResult {
-  const names = call.runtime.disclosure.usableSkillNames(call.catalog, call.audience.principal);
+  const names = call.parts.disclosure.usableSkillNames(call.catalog, call.audience.principal);
   return toolError(`Unknown skill "${skill}". Available skills: ${names.join(', ') || '(none)'}.`);
 }
 
@@ -235,14 +253,14 @@ function findFile(call: Call, skill: string, path: string): { file: SkillFile } 
 
 /** get_info / load_skill: the skill's instructions for this audience, unlocking where that matters. */
 async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResult> {
-  const { runtime, audience } = call;
-  const effect = runtime.disclosure.unlockEffect(audience);
-  if (effect.record && (await runtime.store.unlock(audience.scopeKey, entry.skill.name))) {
-    runtime.metrics.inc('skillgate_unlocks_total');
+  const { parts, audience } = call;
+  const effect = parts.disclosure.unlockEffect(audience);
+  if (effect.record && (await parts.unlocks.unlock(audience.scopeKey, entry.skill.name))) {
+    parts.metrics.inc('skillgate_unlocks_total');
     // One notification, on this request's stream, so clients without a GET stream get it too.
     if (effect.notify) await call.extras.notifyToolsChanged();
   }
-  return { content: [{ type: 'text', text: runtime.disclosure.infoText(entry, audience) }] };
+  return { content: [{ type: 'text', text: parts.disclosure.infoText(entry, audience) }] };
 }
 
 function listFiles(entry: CatalogSkill): CallToolResult {
@@ -306,11 +324,11 @@ async function runScript(
   file: SkillFile,
   input: Partial<RunInput>,
 ): Promise<CallToolResult> {
-  const { metrics } = call.runtime;
+  const { metrics } = call.parts;
   const misplaced = await misplacedScript(file);
   if (misplaced !== undefined) return misplaced;
   try {
-    const result = await call.runtime.runner.run(runRequest(call, skill, file, input));
+    const result = await call.parts.runner.run(runRequest(call, skill, file, input));
     const status = result.timed_out
       ? 'timed_out'
       : result.exit_code === 0
@@ -341,8 +359,8 @@ async function startJob(
   const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input);
   const request = { ...base, signal: undefined };
   try {
-    const { job_id } = await call.runtime.jobs.start(call.audience.scopeKey, request);
-    call.runtime.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
+    const { job_id } = await call.parts.jobs.start(call.audience.scopeKey, request);
+    call.parts.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
     return {
       content: [
         {

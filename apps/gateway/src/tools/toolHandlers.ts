@@ -6,62 +6,86 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import type { RunProgress } from '@skillgate/runner';
+import type { EventBus, StateEvent } from '@skillgate/state';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
-import type { GatewayRuntime } from '../runtime.js';
-import { callTool } from './toolCalls.js';
+import type { InFlightCalls } from './inFlightCalls.js';
+import { callTool, type ToolCallParts } from './toolCalls.js';
 
 /** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
 export type ListExtras = (audience: Audience) => Record<string, unknown>;
 
-/** Options of registerToolHandlers. */
-export interface ToolHandlerOptions {
+/** Options of ToolHandlers.register. */
+export interface RegisterToolsOptions {
   readonly listExtras?: ListExtras;
   /** A 2025-era session's watch: holds a get_info result that unlocked tools until the session re-lists. */
   readonly relist?: RelistWatch;
 }
 
-/**
- * Registers tools/list and tools/call on a server for one audience, the same way for both eras: the list
- * and every call go through the disclosure policy; metrics and the audit log are written here once.
- */
-export function registerToolHandlers(
-  server: Server,
-  runtime: GatewayRuntime,
-  audience: Audience,
-  options: ToolHandlerOptions = {},
-): void {
-  const { listExtras = () => ({}), relist } = options;
-  const listTools = createToolListHandler(runtime, audience, relist);
-  server.setRequestHandler('tools/list', async () => ({ ...(await listTools()), ...listExtras(audience) }));
+/** Options of createToolHandlers: what tool calls work with, plus what the list, audit and metrics need. */
+export interface ToolHandlersOptions extends ToolCallParts {
+  /** Tool calls in progress (shutdown waits for them). */
+  readonly inFlight: Pick<InFlightCalls, 'begin'>;
+  /** A principal-scoped unlock tells that principal's other sessions, on any replica. */
+  readonly events: Pick<EventBus<StateEvent>, 'publish'>;
+  readonly log: FastifyBaseLogger;
+  /** Longest client string kept in logs and accepted as a progress token (`server.max_client_string_chars`). */
+  readonly maxClientStringChars: number;
+  /** Whether the audit line carries the call's arguments (`logging.log_arguments`). */
+  readonly logArguments: boolean;
+}
 
-  const callTool = createToolCallHandler(runtime, audience, relist);
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    callTool(request, {
-      signal: ctx.mcpReq.signal,
-      notify: (notification) => ctx.mcpReq.notify(notification),
-    }),
-  );
+/** tools/list + tools/call of the gateway, the same way for both eras. */
+export interface ToolHandlers {
+  /**
+   * Registers tools/list and tools/call on a server for one audience: the list and every call go through the
+   * disclosure policy; metrics and the audit log are written once, in the call handler.
+   */
+  register(server: Server, audience: Audience, options?: RegisterToolsOptions): void;
+  /** The tools/call handler of one audience: the SDK servers register it, the direct path calls it. */
+  callHandler(audience: Audience, relist?: RelistWatch): ToolCallHandler;
+  /** The tools/list handler of one audience: the SDK servers register it, a session's direct path calls it. */
+  listHandler(audience: Audience, relist?: RelistWatch): ToolListHandler;
+}
+
+/** Creates the gateway's tool handlers over its catalog, disclosure policy, runner, jobs and upstreams. */
+export function createToolHandlers(options: ToolHandlersOptions): ToolHandlers {
+  return {
+    register(server, audience, { listExtras = () => ({}), relist } = {}) {
+      const listTools = createToolListHandler(options, audience, relist);
+      server.setRequestHandler('tools/list', async () => ({
+        ...(await listTools()),
+        ...listExtras(audience),
+      }));
+      const callTool = createToolCallHandler(options, audience, relist);
+      server.setRequestHandler('tools/call', (request, ctx) =>
+        callTool(request, {
+          signal: ctx.mcpReq.signal,
+          notify: (notification) => ctx.mcpReq.notify(notification),
+        }),
+      );
+    },
+    callHandler: (audience, relist) => createToolCallHandler(options, audience, relist),
+    listHandler: (audience, relist) => createToolListHandler(options, audience, relist),
+  };
 }
 
 /** A tools/list handler for one audience (without the 2026-07-28 cache fields). */
 export type ToolListHandler = () => Promise<{ tools: Tool[] }>;
 
-/**
- * The tools/list handler of one audience: the SDK servers register it, a 2025-era session's direct path calls
- * it. A 2025-era session's list also tells its re-list watch that the client has re-listed.
- */
-export function createToolListHandler(
-  runtime: GatewayRuntime,
+/** The tools/list handler of one audience; a 2025-era session's list also tells its re-list watch. */
+function createToolListHandler(
+  options: ToolHandlersOptions,
   audience: Audience,
   relist?: RelistWatch,
 ): ToolListHandler {
   return async () => {
     const generation = relist?.generation() ?? 0;
-    const tools = await runtime.disclosure.listTools(runtime.catalogs.current, audience);
+    const tools = await options.disclosure.listTools(options.catalogs.current, audience);
     relist?.listed(generation);
     // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
     return { tools: tools as Tool[] };
@@ -81,18 +105,18 @@ export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) =
  * The tools/call handler of one audience, the same in both eras and on every path: the call goes through the
  * disclosure policy; metrics and the audit log are written here once.
  */
-export function createToolCallHandler(
-  runtime: GatewayRuntime,
+function createToolCallHandler(
+  options: ToolHandlersOptions,
   audience: Audience,
   relist?: RelistWatch,
 ): ToolCallHandler {
-  const maxChars = runtime.config.server.max_client_string_chars;
+  const { log, metrics, maxClientStringChars: maxChars } = options;
   return async (request, ctx) => {
     const started = performance.now();
-    const end = runtime.inFlight.begin();
+    const end = options.inFlight.begin();
     const name = request.params.name;
     // Labelled by what the name resolves to, also when the call fails before it runs.
-    let kind: string = runtime.catalogs.current.resolve(name)?.kind ?? 'unknown';
+    let kind: string = options.catalogs.current.resolve(name)?.kind ?? 'unknown';
     let outcome = 'error';
     let heldUntilRelisted: (() => Promise<void>) | undefined;
     let upstream: Record<string, string> = {};
@@ -108,7 +132,7 @@ export function createToolCallHandler(
           `_meta.progressToken is ${progressToken.length} characters long; at most ${maxChars} are accepted (server.max_client_string_chars)`,
         );
       }
-      const done = await callTool(runtime, audience, name, request.params.arguments, {
+      const done = await callTool(options, audience, name, request.params.arguments, {
         signal: ctx.signal,
         notifyToolsChanged: async () => {
           // Armed before the notification goes out: the client's tools/list may come back at once.
@@ -116,7 +140,7 @@ export function createToolCallHandler(
           await ctx.notify({ method: 'notifications/tools/list_changed' });
           // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
           if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
-            runtime.events.publish({
+            options.events.publish({
               kind: 'scope_notify',
               scopeKey: audience.scopeKey,
               exceptSessionId: audience.sessionId,
@@ -172,7 +196,7 @@ export function createToolCallHandler(
     } catch (error) {
       const mapped = toGatewayError(error, 'Internal error while calling the tool');
       if (mapped.code === 'INTERNAL') {
-        runtime.log.error(
+        log.error(
           { err: error, tool: boundStrings(name, maxChars), session: audience.sessionId },
           'tool call failed',
         );
@@ -180,22 +204,21 @@ export function createToolCallHandler(
         outcome = mapped.code.toLowerCase();
         if (mapped.code === 'UNKNOWN_TOOL') kind = 'unknown';
         // An unlock or job write Redis refused for lack of memory: said as such, not as an internal error.
-        if (mapped.code === 'STATE_FULL')
-          runtime.log.error({ tool: boundStrings(name, maxChars) }, mapped.message);
+        if (mapped.code === 'STATE_FULL') log.error({ tool: boundStrings(name, maxChars) }, mapped.message);
       }
       throw toProtocolError(mapped);
     } finally {
       end();
       const duration_ms = Math.round(performance.now() - started);
-      runtime.metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      metrics.inc('skillgate_tool_calls_total', { kind, outcome });
       if (upstream.upstream !== undefined) {
         // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
-        runtime.metrics.observeUpstreamCall(duration_ms / 1000, {
+        metrics.observeUpstreamCall(duration_ms / 1000, {
           upstream: upstream.upstream,
           outcome: upstream.reason ?? outcome,
         });
       }
-      runtime.log.info(
+      log.info(
         {
           audit: 'tool_call',
           principal: audience.principal.name,
@@ -207,9 +230,7 @@ export function createToolCallHandler(
           // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
           ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
           duration_ms,
-          ...(runtime.config.logging.log_arguments
-            ? { arguments: boundStrings(request.params.arguments, maxChars) }
-            : {}),
+          ...(options.logArguments ? { arguments: boundStrings(request.params.arguments, maxChars) } : {}),
         },
         'tool call',
       );

@@ -1,13 +1,14 @@
 import { parseConfig } from '@skillgate/config';
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../src/auth/accessPolicy.js';
+import { catalogSettings } from '../../src/compose/gatewaySettings.js';
 import { buildCatalog } from '../../src/reload/catalogSource.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
 
 describe('views are cached per grant set, not per subject', () => {
   it('gives OAuth principals with the same skills one shared allowed set, so caches stay bounded', async () => {
     const catalog = await buildCatalog(
-      parseConfig({ skills: { roots: [EXAMPLES_ROOT] } }, { baseDir: REPO_ROOT }),
+      catalogSettings(parseConfig({ skills: { roots: [EXAMPLES_ROOT] } }, { baseDir: REPO_ROOT })),
     );
     const policy = createAccessPolicy({ tokens: [], allowAnonymous: false, anonymousSkills: [] });
     const subjects = Array.from({ length: 50 }, (_, i) => ({

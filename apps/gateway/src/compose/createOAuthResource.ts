@@ -1,6 +1,6 @@
 import { ConfigError, type SkillgateConfig } from '@skillgate/config';
-import type { OAuthResource } from './bearerAuth.js';
-import { createOAuthVerifier } from './oauthVerifier.js';
+import type { OAuthResource } from '../auth/bearerAuth.js';
+import { createOAuthVerifier } from '../auth/oauthVerifier.js';
 
 /** Options of createOAuthResource. */
 export interface OAuthResourceOptions {

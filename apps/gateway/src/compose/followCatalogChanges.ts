@@ -1,0 +1,68 @@
+import type { UpstreamPool } from '@skillgate/upstreams';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from '../observability/metrics.js';
+import type { CatalogSource } from '../reload/catalogSource.js';
+import { type CatalogChangeTargets, notifyCatalogChange } from '../reload/notifyCatalogChange.js';
+import { watchSkillRoots } from '../reload/skillWatcher.js';
+
+// Upstream changes (a reconnect, a list_changed burst) within this window make one catalog rebuild.
+const UPSTREAM_REBUILD_DEBOUNCE_MS = 100;
+
+/** Options of followCatalogChanges. */
+export interface FollowCatalogChangesOptions {
+  readonly catalogs: CatalogSource;
+  readonly upstreams: Pick<UpstreamPool, 'onChange'>;
+  /** The skill roots to watch (`skills.watch`), or undefined to reload only on upstream changes. */
+  readonly watch: { readonly roots: readonly string[]; readonly debounceMs: number } | undefined;
+  /** Who hears of a new catalog. */
+  readonly notify: CatalogChangeTargets;
+  readonly metrics: Metrics;
+  readonly log: FastifyBaseLogger;
+}
+
+/**
+ * Rebuilds the catalog when a skill root changes on disk or an upstream's tools or state change, and tells
+ * sessions and listen streams of each new catalog (docs/disclosure.md). Returns a function that stops it.
+ */
+export function followCatalogChanges(options: FollowCatalogChangesOptions): () => void {
+  const { catalogs, metrics, log } = options;
+  catalogs.onChange((previous, next) => {
+    metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
+    for (const problem of next.problems)
+      log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
+    notifyCatalogChange(options.notify, previous, next).then(
+      (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
+      (error: unknown) => log.error({ err: error }, 'reload notification failed'),
+    );
+  });
+  const reload = (failure: string) => {
+    catalogs.reload().catch((error: unknown) => {
+      metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
+      log.error({ err: error }, failure);
+    });
+  };
+  // An upstream's new tools or state rebuild the catalog like a skill reload, with the same notifications.
+  let rebuildTimer: NodeJS.Timeout | undefined;
+  const stopFollowingUpstreams = options.upstreams.onChange(() => {
+    if (rebuildTimer !== undefined) return;
+    rebuildTimer = setTimeout(() => {
+      rebuildTimer = undefined;
+      reload('catalog rebuild after an upstream change failed; keeping the previous catalog');
+    }, UPSTREAM_REBUILD_DEBOUNCE_MS);
+  });
+  const { watch } = options;
+  const stopWatching =
+    watch === undefined
+      ? () => {}
+      : watchSkillRoots({
+          roots: watch.roots,
+          debounceMs: watch.debounceMs,
+          onChange: () => reload('catalog reload failed; keeping the previous catalog'),
+          onError: (error) => log.warn({ err: error }, 'skill watcher error'),
+        });
+  return () => {
+    stopWatching();
+    stopFollowingUpstreams();
+    clearTimeout(rebuildTimer);
+  };
+}

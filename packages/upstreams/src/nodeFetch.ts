@@ -1,0 +1,150 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+/** Options of createNodeFetch. */
+export interface NodeFetchOptions {
+  /** Most bytes of one response body that is not an event stream; past it the request fails. */
+  readonly maxBodyBytes: number;
+}
+
+/** A fetch for the MCP client's HTTP transport, and the release of its kept-alive connections. */
+export interface NodeFetch {
+  readonly fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /** Closes every connection it keeps (in-flight requests end through their abort signal). */
+  close(): void;
+}
+
+/** A response body larger than NodeFetchOptions.maxBodyBytes. */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the upstream's response is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * The fetch the pool gives each HTTP upstream's transport: node:http with its own kept-alive connections
+ * instead of the global fetch. A proxied call is two requests on the gateway's event loop (the caller's and
+ * this one), and the global fetch's per-request work (WHATWG Request objects, web streams, an abort listener
+ * and a resource-timing entry each) was most of what the gateway spent on an upstream call
+ * (docs/upstreams.md, "Proxy overhead"). Redirects are never followed here (the transport decides), bodies
+ * other than event streams are read whole up to a cap, and a request that finds its kept-alive connection
+ * closed by the server is sent once more on a new one, as node:http advises.
+ */
+export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
+  const agents = {
+    'http:': new HttpAgent({ keepAlive: true, noDelay: true }),
+    'https:': new HttpsAgent({ keepAlive: true, noDelay: true }),
+  };
+  const send = (url: URL, init: RequestInit, retry: boolean): Promise<Response> =>
+    new Promise<Response>((resolve, reject) => {
+      const signal = init.signal ?? undefined;
+      if (signal?.aborted === true) {
+        reject(abortReason(signal));
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      if (!secure && url.protocol !== 'http:') {
+        reject(new TypeError(`unsupported URL protocol ${url.protocol}`));
+        return;
+      }
+      const request = (secure ? httpsRequest : httpRequest)(url, {
+        method: init.method ?? 'GET',
+        headers: plainHeaders(init.headers),
+        agent: secure ? agents['https:'] : agents['http:'],
+      });
+      const onAbort = (): void => {
+        request.destroy(abortReason(signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      let answered = false;
+      request.once('error', (error: NodeJS.ErrnoException) => {
+        if (answered) return;
+        done();
+        // The server closed a kept-alive connection as we reused it: the request never got there.
+        if (retry && request.reusedSocket && error.code === 'ECONNRESET' && signal?.aborted !== true) {
+          resolve(send(url, init, false));
+          return;
+        }
+        reject(signal?.aborted === true ? abortReason(signal) : error);
+      });
+      request.once('response', (response: IncomingMessage) => {
+        answered = true;
+        const status = response.statusCode ?? 502;
+        const headers = responseHeaders(response);
+        const init = { status, statusText: response.statusMessage ?? '', headers };
+        if (isEventStream(headers.get('content-type'))) {
+          // Streamed as it comes; the abort listener stays until the stream ends.
+          response.once('close', done);
+          response.once('error', () => undefined);
+          resolve(new Response(Readable.toWeb(response) as ReadableStream<Uint8Array>, init));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBodyBytes) {
+            done();
+            response.destroy();
+            reject(new ResponseTooLargeError(options.maxBodyBytes));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.once('end', () => {
+          done();
+          const body = status === 204 || status === 304 ? null : Buffer.concat(chunks, size);
+          resolve(new Response(body, init));
+        });
+        response.once('error', (error) => {
+          done();
+          reject(signal?.aborted === true ? abortReason(signal) : error);
+        });
+      });
+      const body = init.body;
+      if (body === undefined || body === null) request.end();
+      else if (typeof body === 'string' || body instanceof Uint8Array) request.end(body);
+      else {
+        request.destroy();
+        reject(new TypeError('only string and byte request bodies are supported'));
+      }
+    });
+  return {
+    fetch: (url, init = {}) => send(new URL(url), init, true),
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers === undefined) return out;
+  (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+function responseHeaders(response: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = response.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i];
+    const value = raw[i + 1];
+    if (name !== undefined && value !== undefined) headers.append(name, value);
+  }
+  return headers;
+}
+
+function isEventStream(contentType: string | null): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+}

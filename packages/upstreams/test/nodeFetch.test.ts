@@ -1,0 +1,114 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNodeFetch, type NodeFetch, ResponseTooLargeError } from '../src/nodeFetch.js';
+
+const servers: Server[] = [];
+const fetches: NodeFetch[] = [];
+afterEach(async () => {
+  for (const f of fetches.splice(0)) f.close();
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** A raw HTTP/1.1 server: `answer` decides what each request (by its number on its connection) gets. */
+async function rawServer(
+  answer: (socket: Socket, nth: number) => void,
+): Promise<{ url: string; connections: () => number }> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    let nth = 0;
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString();
+      // Every request of these tests has a body of Content-Length bytes after the blank line.
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        buffered = buffered.slice(end + 4 + length);
+        nth += 1;
+        answer(socket, nth);
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/mcp`, connections: () => connections };
+}
+
+const json = (body: string) =>
+  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+function fetchOf(maxBodyBytes = 1024): NodeFetch {
+  const f = createNodeFetch({ maxBodyBytes });
+  fetches.push(f);
+  return f;
+}
+
+const post = (f: NodeFetch, url: string, body = '{"a":1}') =>
+  f.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+describe('createNodeFetch', () => {
+  it('keeps the connection alive across requests', async () => {
+    const server = await rawServer((socket, nth) => socket.write(json(`{"n":${nth}}`)));
+    const f = fetchOf();
+    for (let i = 1; i <= 3; i++) {
+      const response = await post(f, server.url);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ n: i });
+    }
+    expect(server.connections()).toBe(1);
+  });
+
+  it('sends a request again on a new connection when the server reset the kept-alive one it was sent on', async () => {
+    // Each connection answers its first request and resets on the second, as a server closing an idle
+    // connection just as it is reused does.
+    const server = await rawServer((socket, nth) => {
+      if (nth === 1) socket.write(json('{"ok":true}'));
+      else socket.resetAndDestroy();
+    });
+    const f = fetchOf();
+    expect(await (await post(f, server.url)).json()).toEqual({ ok: true });
+    expect(await (await post(f, server.url)).json()).toEqual({ ok: true });
+    expect(server.connections()).toBe(2);
+  });
+
+  it('refuses a body over the cap without reading it all', async () => {
+    const server = await rawServer((socket) => socket.write(json(`"${'x'.repeat(4096)}"`)));
+    await expect(post(fetchOf(1024), server.url)).rejects.toBeInstanceOf(ResponseTooLargeError);
+  });
+
+  it('streams an event stream as it comes, and an abort ends it', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(
+        'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n' +
+          '13\r\ndata: {"first":1}\n\n\r\n',
+      );
+    });
+    const controller = new AbortController();
+    const response = await fetchOf().fetch(server.url, {
+      method: 'POST',
+      body: '{}',
+      signal: controller.signal,
+    });
+    const reader = response.body?.getReader();
+    const first = await reader?.read();
+    expect(new TextDecoder().decode(first?.value)).toBe('data: {"first":1}\n\n');
+    controller.abort();
+    await expect(reader?.read()).rejects.toThrow();
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const server = await rawServer((socket) => socket.write(json('{}')));
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      fetchOf().fetch(server.url, { method: 'POST', body: '{}', signal: controller.signal }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    expect(server.connections()).toBe(0);
+  });
+});
