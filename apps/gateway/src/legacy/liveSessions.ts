@@ -159,12 +159,17 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
     const server = createMcpServer(options.servers, audience, { relist });
     if (transport instanceof NativeHttpTransport && options.direct !== undefined) {
       // The same handlers the server registers (createMcpServer), called without the SDK's per-message work.
-      transport.direct = createSessionDirectAnswers({
+      const direct = createSessionDirectAnswers({
         audience,
         listTools: options.servers.tools.listHandler(audience, relist),
         callTool: options.servers.tools.callHandler(audience, relist),
         skills: options.direct.skills,
       });
+      transport.direct = (message, ctx) => {
+        const answer = direct(message, ctx);
+        metrics.inc('skillgate_session_requests_total', { path: answer === undefined ? 'sdk' : 'direct' });
+        return answer;
+      };
     }
     await server.connect(transport);
     return { record, principal, audience, transport, server };

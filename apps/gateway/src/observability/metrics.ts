@@ -29,6 +29,7 @@ export type CounterName =
   | 'skillgate_sessions_restored_total'
   | 'skillgate_catalog_reloads_total'
   | 'skillgate_modern_requests_total'
+  | 'skillgate_session_requests_total'
   | 'skillgate_get_info_holds_total'
   | 'skillgate_sessions_evicted_total'
   | 'skillgate_upstream_calls_total';
@@ -74,6 +75,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
   skillgate_modern_requests_total:
     "MCP 2026-07-28 requests by path: direct (answered without the SDK's per-request server) or sdk.",
+  skillgate_session_requests_total:
+    "2025-era session requests by path: direct (the session's handlers without the SDK Server's per-message work) or sdk.",
   skillgate_get_info_holds_total:
     'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
   skillgate_sessions_evicted_total:
