@@ -185,7 +185,13 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const catalog = await buildCatalog(catalogSettings(config), await connectedUpstreams(config));
+  const snapshots = await connectedUpstreams(config);
+  const catalog = await buildCatalog(catalogSettings(config), snapshots);
+  // An upstream that could not be reached has no tools to show: say so rather than list nothing silently.
+  for (const s of snapshots.filter((u) => u.state !== 'ready')) {
+    const why = s.lastError === undefined ? '' : ` (${s.lastError})`;
+    process.stderr.write(`note: upstream "${s.id}" is ${s.state}${why}: its call tools are not listed\n`);
+  }
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);

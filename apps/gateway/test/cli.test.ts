@@ -232,18 +232,34 @@ describe('skillgate CLI with skill folders as arguments', () => {
     );
     await writeFile(
       join(root, 'skillgate.yaml'),
-      `skills:\n  roots: [skills]\nupstreams:\n  - id: everything\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]\n    tools: [echo, get-sum]\n`,
+      `skills:\n  roots: [skills]\nupstreams:\n  - id: everything\n    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]\n    tools: [echo, get-sum]\n  - id: gone\n    url: http://127.0.0.1:9/mcp\n`,
     );
     const config = join(root, 'skillgate.yaml');
-    const unlocked = await cli('tools', '--config', config, '--unlock', 'sums', '--unlock', 'everything');
+    const unlocked = await cli(
+      'tools',
+      '--config',
+      config,
+      '--unlock',
+      'sums',
+      '--unlock',
+      'everything',
+      '--unlock',
+      'gone',
+    );
     expect(unlocked.code).toBe(0);
     expect(unlocked.stdout.trim().split('\n')).toEqual([
       'skill_sums_get_info',
       'skill_everything_get_info',
+      'skill_gone_get_info',
       'skill_sums_call_get-sum',
       'skill_everything_call_echo',
       'skill_everything_call_get-sum',
     ]);
+    // The upstream nothing listens for has no call tools to show, and the CLI says why instead of nothing.
+    expect(unlocked.stderr).toMatch(
+      /^note: upstream "gone" is down \(connect failed: .+\): its call tools are not listed$/m,
+    );
+    expect(unlocked.stderr).not.toContain('"everything"');
     const catalogMode = await cli('tools', '--config', config, '--disclosure', 'catalog');
     expect(catalogMode.stdout).toContain('call_skill_tool');
     expect(catalogMode.stdout).not.toContain('_call_');

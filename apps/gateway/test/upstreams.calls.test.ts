@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
+import { connectV2 } from './helpers/v2Client.js';
 import { waitFor } from './helpers/waitFor.js';
 
 const gateways: TestGateway[] = [];
@@ -64,6 +65,57 @@ describe('calls of upstream tools through the gateway', () => {
       expect(metrics).toMatch(/skillgate_upstream_call_duration_seconds_count\{upstream="remote"\} 1/);
     } finally {
       await client.close();
+    }
+  });
+
+  it('never logs the arguments of an upstream call, even with logging.log_arguments (both eras)', async () => {
+    const lines: string[] = [];
+    const gw = await startTestGateway(
+      {
+        logging: { log_arguments: true },
+        upstreams: [{ id: 'local', command: [process.execPath, TEST_UPSTREAM] }],
+      },
+      process.env,
+      lines,
+    );
+    gateways.push(gw);
+    const legacy = await connectClient(gw.url);
+    const modern = await connectV2(gw.url, { era: 'modern' });
+    try {
+      await legacy.client.callTool({ name: 'skill_local_get_info', arguments: {} });
+      const echoed = await legacy.client.callTool({
+        name: 'skill_local_call_echo',
+        arguments: { text: 'secret-for-the-upstream-1' },
+      });
+      expect(textOf(echoed)).toBe('secret-for-the-upstream-1');
+      const dispatched = await modern.client.callTool({
+        name: 'call_skill_tool',
+        arguments: { skill: 'local', tool: 'echo', arguments: { text: 'secret-for-the-upstream-2' } },
+      });
+      expect(dispatched.content).toEqual([{ type: 'text', text: 'secret-for-the-upstream-2' }]);
+      // The setting still means what it says for the gateway's own tools.
+      await legacy.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
+      await legacy.client.callTool({
+        name: 'skill_text-stats_run_stats_py',
+        arguments: { stdin: 'words for the script' },
+      });
+      const audits = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((l) => l.audit === 'tool_call');
+      const byTool = (tool: string) => audits.find((a) => a.tool === tool);
+      expect(byTool('skill_local_call_echo')).toMatchObject({
+        upstream: { upstream: 'local', tool: 'echo' },
+      });
+      expect(byTool('skill_local_call_echo')).not.toHaveProperty('arguments');
+      expect(byTool('call_skill_tool')).toMatchObject({ upstream: { upstream: 'local', tool: 'echo' } });
+      expect(byTool('call_skill_tool')).not.toHaveProperty('arguments');
+      expect(byTool('skill_text-stats_run_stats_py')).toMatchObject({
+        arguments: { stdin: 'words for the script' },
+      });
+      expect(lines.join('\n')).not.toContain('secret-for-the-upstream');
+    } finally {
+      await legacy.close();
+      await modern.close();
     }
   });
 

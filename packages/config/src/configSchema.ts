@@ -661,7 +661,10 @@ const loggingSchema = z.strictObject({
     .describe(
       'Log format on stdout: pretty (one readable line per record), json (one JSON object per line), or auto: pretty when stdout is a terminal, else json.',
     ),
-  log_arguments: z.boolean().default(false).describe('Put tool argument values in audit log lines.'),
+  log_arguments: z
+    .boolean()
+    .default(false)
+    .describe('Put tool argument values in audit log lines (never those of upstream calls).'),
 });
 
 /** The whole YAML config (docs/configuration.md): every key optional, unknown keys refused at every level. */

@@ -98,6 +98,9 @@ export interface ToolCallContext {
   notify(notification: ServerNotification): Promise<void>;
 }
 
+// Tool kinds whose arguments go to an upstream server: never in the audit line (docs/upstreams.md).
+const UPSTREAM_KINDS: ReadonlySet<string> = new Set(['call', 'call_skill_tool']);
+
 /** A tools/call handler for one audience: the SDK servers register it, the direct path calls it. */
 export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
 
@@ -230,7 +233,10 @@ function createToolCallHandler(
           // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
           ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
           duration_ms,
-          ...(options.logArguments ? { arguments: boundStrings(request.params.arguments, maxChars) } : {}),
+          // Never for upstream calls, whatever log_arguments says: they are data for another system.
+          ...(options.logArguments && !UPSTREAM_KINDS.has(kind)
+            ? { arguments: boundStrings(request.params.arguments, maxChars) }
+            : {}),
         },
         'tool call',
       );
