@@ -96,7 +96,11 @@ async function openSession(side: Side): Promise<void> {
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
-    params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'direct-test', version: '1' } },
+    params: {
+      protocolVersion: REVISION,
+      capabilities: {},
+      clientInfo: { name: 'direct-test', version: '1' },
+    },
   });
   side.session = init.session ?? '';
   await post(side, { jsonrpc: '2.0', method: 'notifications/initialized' });
