@@ -21,6 +21,7 @@ export { skillUri } from './extension/skillUri.js';
 export { confirmFilePlace } from './files/confirmFilePlace.js';
 export type { BoundedRead } from './files/readBounded.js';
 export { readServedFile } from './files/readServedFile.js';
+export type { ServedFileCache } from './files/servedFileCache.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
 export type {
   LoadResult,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gatewayError.js';
-import { type JsonBounds, scanJsonShape } from './scanJsonShape.js';
+import { type JsonBounds, type JsonShape, mayExceedJsonBounds, scanJsonShape } from './scanJsonShape.js';
 
 /** The answer to a JSON-RPC batch outside a 2025-03-26 session (the only revision that has batches). */
 export const BATCH_REFUSED = 'Invalid Request: JSON-RPC batches need a 2025-03-26 session';
@@ -32,7 +32,7 @@ export function registerJsonBodyParser(app: FastifyInstance, jsonBounds: JsonBou
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
     // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
-    const shape = scanJsonShape(text, jsonBounds);
+    const shape: JsonShape = mayExceedJsonBounds(text, jsonBounds) ? scanJsonShape(text, jsonBounds) : {};
     if (shape.exceeded !== undefined) {
       // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
       const id = shape.id;

@@ -80,7 +80,7 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
     return skillInfo(call, requireSkill(call, target.skill));
   },
   async read(call, target) {
-    return readSkillFile(target.skill, target.file, call.parts.readLimits);
+    return readSkillFile(target.skill, target.file, call.parts.readLimits, call.catalog.fileCache);
   },
   async run(call, target, input) {
     return runScript(call, target.skill, target.file, input);
@@ -104,7 +104,9 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   },
   async read_skill_file(call, _target, input) {
     const found = findFile(call, input.skill, input.path);
-    return 'error' in found ? found.error : readSkillFile(input.skill, found.file, call.parts.readLimits);
+    return 'error' in found
+      ? found.error
+      : readSkillFile(input.skill, found.file, call.parts.readLimits, call.catalog.fileCache);
   },
   async run_skill_script(call, _target, parsed) {
     const { skill, path, ...rest } = parsed;

@@ -1,4 +1,5 @@
 import type { SkillsExtensionIndex } from '../extension/extensionTypes.js';
+import type { ServedFileCache } from '../files/servedFileCache.js';
 import type { Problem, Skill, SkillFile } from '../load/loadTypes.js';
 import type { UpstreamSnapshot } from '../upstreams/upstreamTypes.js';
 import type { ArgumentLimits, ToolInputs } from './toolInputs.js';
@@ -134,6 +135,8 @@ export interface Catalog {
   readonly extension: SkillsExtensionIndex;
   /** One prompt per skill, by prompt name, in catalog order (docs/skills-extension.md). */
   readonly prompts: ReadonlyMap<string, SkillPrompt>;
+  /** Verified bytes of this catalog's small served files, for readServedFile (files/servedFileCache.ts). */
+  readonly fileCache: ServedFileCache;
   /** O(1) lookup of a tool name (any mode). */
   resolve(toolName: string): ToolTarget | undefined;
   /** The tools/list a caller with this view sees; cached per (mode, allowed) where possible. */

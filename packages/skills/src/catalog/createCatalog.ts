@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { buildSkillEntry } from '../extension/buildSkillEntry.js';
 import type { SkillEntry, SkillResourceTarget, SkillsExtensionIndex } from '../extension/extensionTypes.js';
 import { skillUri } from '../extension/skillUri.js';
+import { createServedFileCache } from '../files/servedFileCache.js';
 import type { Problem, Skill } from '../load/loadTypes.js';
 import { createNameRegistry } from '../names/nameRegistry.js';
 import { promptName } from '../names/promptName.js';
@@ -141,6 +142,7 @@ function* catalogSteps(skills: readonly Skill[], options: CatalogOptions): Gener
     inputs: Object.freeze(inputs),
     extension,
     prompts,
+    fileCache: createServedFileCache(),
     resolve: (toolName: string) => targets.get(toolName),
     listTools,
     access,
