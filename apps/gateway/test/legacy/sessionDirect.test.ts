@@ -1,12 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseConfig } from '@skillgate/config';
+import { waitFor } from '@skillgate/testkit';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
-import { waitFor } from '../helpers/waitFor.js';
 
 // A 2025-era session's direct path (src/legacy/sessionDirectAnswers.ts) answers plain tools/list, tools/call
 // and resources/read with the session's own handlers, without the SDK Server's per-message work. It must

@@ -27,7 +27,7 @@ export interface ServedFileCacheOptions {
 }
 
 /** The default bounds: 32 MiB per catalog, files up to 256 KiB (skill references and scripts are small). */
-export const SERVED_FILE_CACHE_DEFAULTS: ServedFileCacheOptions = {
+const SERVED_FILE_CACHE_DEFAULTS: ServedFileCacheOptions = {
   maxBytes: 32 * 1024 * 1024,
   maxFileBytes: 256 * 1024,
 };
