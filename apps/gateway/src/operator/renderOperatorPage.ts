@@ -18,6 +18,8 @@ const shortId = (id: string): string => (id.length > 8 ? `${id.slice(0, 8)}…` 
 const stateClass = (state: string): string =>
   state === 'ready' || state === 'ok' ? 'ok' : state === 'connecting' ? 'warn' : 'bad';
 
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 const more = (count: number, what: string): SafeHtml | string =>
   count > 0 ? html`<p class="more">${count} more ${what}</p>` : '';
 
@@ -78,17 +80,17 @@ const sessionsSection = (view: OperatorView): SafeHtml => {
       ? html`<p class="muted">No open sessions.</p>`
       : html`<div class="scroll"><table><thead><tr><th>session</th><th>principal</th><th>client</th><th>protocol</th><th>mode</th><th>opened</th></tr></thead><tbody>${view.sessions.map(
           (s) =>
-            html`<tr><td><code>${shortId(s.id)}</code></td><td>${s.principal}</td><td>${s.client.name} ${s.client.version}</td><td>${s.protocolVersion}</td><td>${s.disclosure}</td><td>${time(s.createdAt)}</td></tr>`,
+            html`<tr data-session="${s.id.slice(0, 8)}"><td><code>${shortId(s.id)}</code></td><td>${s.principal}</td><td>${s.client.name} ${s.client.version}</td><td>${s.protocolVersion}</td><td>${s.disclosure}</td><td>${time(s.createdAt)}</td></tr>`,
         )}</tbody></table></div>`;
   const jobs =
     view.jobs.length === 0
       ? html`<p class="muted">No running jobs.</p>`
       : html`<div class="scroll"><table><thead><tr><th>job</th><th>skill</th><th>script</th><th>owner</th><th>replica</th><th>started</th></tr></thead><tbody>${view.jobs.map(
           (j) =>
-            html`<tr><td><code>${shortId(j.id)}</code></td><td>${j.skill}</td><td><code>${j.script}</code></td><td><code>${shortId(j.owner)}</code></td><td>${j.replica}</td><td>${time(j.startedAt)}</td></tr>`,
+            html`<tr data-job="${j.id.slice(0, 8)}"><td><code>${shortId(j.id)}</code></td><td>${j.skill}</td><td><code>${j.script}</code></td><td><code>${shortId(j.owner)}</code></td><td>${j.replica}</td><td>${time(j.startedAt)}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<section id="sessions"><h2>Sessions and jobs</h2>
-<p>${view.sessionsOpen} sessions open, ${view.jobsRunning} jobs running (${view.stateBackend === 'redis' ? 'all replicas' : 'this process'}).</p>
+<p>${plural(view.sessionsOpen, 'session')} open, ${plural(view.jobsRunning, 'job')} running (${view.stateBackend === 'redis' ? 'all replicas' : 'this process'}).</p>
 <h3>Most recently used sessions</h3>${sessions}${more(view.sessionsOpen - view.sessions.length, 'sessions')}
 <h3>Newest running jobs</h3>${jobs}${more(view.jobsRunning - view.jobs.length, 'running jobs')}</section>`;
 };
