@@ -10,6 +10,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 
 import { hotPaths } from './hotPaths.js';
 import { oauthBench } from './oauth.js';
+import { operatorPageBench } from './operatorPage.js';
 
 import { replicas } from './replicas.js';
 import { skillsListBench } from './skillsList.js';
@@ -557,6 +558,29 @@ async function skillsList(root: string, seconds: number) {
   }
 }
 
+/** The operator page of 1,000 skills (10 files each): server time and browser load, beside tools/list. */
+async function operatorPage(root: string, runs: number) {
+  const f = await operatorPageBench(root, runs);
+  results.operator_page = f;
+  row(
+    'operator',
+    'GET / of 1,000 skills, median ms',
+    fmt(f.pageMs, 1),
+    `modern tools/list ${fmt(f.toolsListMs, 1)} ms`,
+    `${fmt(f.pageMs / f.toolsListMs, 1)}x`,
+    '',
+  );
+  row(
+    'operator',
+    'page in headless Chromium, navigation to load, median ms',
+    fmt(f.browserMs, 0),
+    `${fmt(f.pageBytes / 1024, 0)} KiB, ${fmt(f.rows)} skill rows`,
+    `${fmt(f.browserMs / 1000, 2)} s`,
+    '<= 1 s',
+    f.browserMs <= 1000 && f.rows === 1000,
+  );
+}
+
 async function scriptOverhead(root: string, runs: number) {
   // The same gateway with and without the sandbox, measured in alternation so load hits both alike.
   const plain = await startServer('gateway', root, 'namespaced', 'off');
@@ -665,6 +689,7 @@ try {
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await catalogBuild(thousandByTen, QUICK ? 3 : 9);
   await skillsList(thousandByTen, QUICK ? 2 : 5);
+  await operatorPage(thousandByTen, QUICK ? 4 : 10);
   results.oauth = await oauthBench({ root: hundred, seconds: QUICK ? 2 : 5, row, fmt });
   await scriptOverhead(small, QUICK ? 30 : 200);
 } finally {

@@ -16,16 +16,11 @@ import {
   type SummaryFormat,
   type UpstreamSnapshot,
 } from '@skillgate/skills';
-import {
-  ANONYMOUS_NAME,
-  anonymousPrincipal,
-  createAccessPolicy,
-  type Principal,
-  tokenPrincipal,
-} from './auth/accessPolicy.js';
+import { createAccessPolicy, type Principal } from './auth/accessPolicy.js';
+import { createPrincipalDirectory } from './auth/principalDirectory.js';
 import { catalogSettings, upstreamDefinitions } from './compose/gatewaySettings.js';
 import { createGateway } from './createGateway.js';
-import { createDisclosurePolicy, previewToolList } from './disclosure/disclosurePolicy.js';
+import { createDisclosurePolicy, type DisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildCatalog } from './reload/catalogSource.js';
 import { skillsViewOf } from './skillsExtension/skillsView.js';
 import { createGatewayUpstreamPool } from './upstreams/createGatewayUpstreamPool.js';
@@ -36,8 +31,9 @@ Commands:
   serve     [ROOT...] [--config FILE] [--host H] [--port N]  run the gateway
   validate  [ROOT...] [--config FILE] [--strict]       report every skill problem; exit 1 on errors
   metadata  [ROOT...] [--config FILE] [--format markdown|json|xml]  print the L1 skill summary
-  tools     [ROOT...] [--config FILE] [--unlock SKILL...] [--disclosure MODE] [--json]
-                                                      print the tool list a session would see (connects to the
+  tools     [ROOT...] [--config FILE] [--token NAME] [--unlock SKILL...] [--disclosure MODE] [--json]
+                                                      print the tool list a session would see, of every skill or
+                                                      of what token NAME (or anonymous) may use (connects to the
                                                       upstreams, so --unlock shows their call tools)
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,
@@ -181,6 +177,7 @@ async function connectedUpstreams(config: SkillgateConfig): Promise<readonly Ups
 
 async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
+  const principal = principalOf(config, flags.token);
   const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
@@ -195,7 +192,8 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
   const unlock = flags.unlock ?? [];
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
-  const list = previewToolList(catalog, disclosure, new Set(unlock));
+  // The same list the operator page shows for the principal (apps/gateway/src/operator/).
+  const list = previewPolicy(config).previewTools(catalog, principal, disclosure, new Set(unlock));
   if (flags.json === true) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const tool of list) process.stdout.write(`${tool.name}\n`);
   return 0;
@@ -205,13 +203,27 @@ async function tools(flags: Flags, roots: readonly string[]): Promise<number> {
 function principalOf(config: SkillgateConfig, name: string | undefined): Principal {
   // Views are cached by skill globs (viewKeyOf): this one shares the view of any principal allowed `*`.
   if (name === undefined) return { id: '*', name: '*', skills: ['*'] };
-  if (name === ANONYMOUS_NAME) return anonymousPrincipal(config.auth.anonymous_skills);
-  const token = config.auth.tokens.find((t) => t.name === name);
-  if (token === undefined) {
-    const known = [ANONYMOUS_NAME, ...config.auth.tokens.map((t) => t.name)].join(', ');
-    throw new UsageError(`no token named "${name}" in the config (known: ${known})`);
+  const directory = createPrincipalDirectory({
+    tokens: config.auth.tokens,
+    anonymousSkills: config.auth.anonymous_skills,
+  });
+  const principal = directory.byName(name);
+  if (principal === undefined) {
+    throw new UsageError(`no token named "${name}" in the config (known: ${directory.names.join(', ')})`);
   }
-  return tokenPrincipal(name, token.skills);
+  return principal;
+}
+
+/**
+ * The gateway's own rule without sessions: the disclosure policy over the access policy's globs (the
+ * principal carries them), nothing unlocked unless asked.
+ */
+function previewPolicy(config: SkillgateConfig): DisclosurePolicy {
+  return createDisclosurePolicy({
+    access: createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] }),
+    store: { unlocked: async () => new Set() },
+    maxInstructionsChars: config.skills.max_instructions_chars,
+  });
 }
 
 /**
@@ -222,14 +234,8 @@ async function skills(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const principal = principalOf(config, flags.token);
   const catalog = await buildCatalog(catalogSettings(config));
-  // The gateway's own rule: the disclosure policy over the access policy's globs, through the same view
-  // skills/list pages (no sessions here, so nothing is unlocked).
-  const disclosure = createDisclosurePolicy({
-    access: createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] }),
-    store: { unlocked: async () => new Set() },
-    maxInstructionsChars: config.skills.max_instructions_chars,
-  });
-  const view = skillsViewOf(disclosure, catalog, principal);
+  // The same view skills/list pages (no sessions here, so nothing is unlocked).
+  const view = skillsViewOf(previewPolicy(config), catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
   for (const p of catalog.extension.problems) {
     if (view.mayUse(p.skill ?? '')) process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);

@@ -10,6 +10,7 @@ import { checkStartup } from './compose/checkStartup.js';
 import { createOAuthResource, oauthSecretEnvNames } from './compose/createOAuthResource.js';
 import { followCatalogChanges } from './compose/followCatalogChanges.js';
 import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings.js';
+import { operatorPageOptions } from './compose/operatorPageOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
@@ -20,6 +21,7 @@ import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
+import { createRecentCalls } from './observability/recentCalls.js';
 import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
@@ -185,6 +187,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     maxInstructionsChars: config.skills.max_instructions_chars,
   });
   const inFlight = createInFlightCalls();
+  // The last tool calls of this replica, for the operator page (docs/operator.md).
+  const recentCalls = createRecentCalls();
   const tools = createToolHandlers({
     catalogs,
     disclosure,
@@ -199,6 +203,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     log,
     maxClientStringChars: settings.maxClientStringChars,
     logArguments: settings.logArguments,
+    recentCalls,
   });
   const skills = createSkillsService({
     catalogs,
@@ -233,6 +238,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     log,
   });
 
+  const originPolicy = createOriginPolicy({
+    boundHost: config.server.host,
+    allowedOrigins: config.server.allowed_origins,
+  });
   let draining = false;
   const app = buildApp({
     settings: settings.http,
@@ -242,16 +251,29 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     runner,
     sessions: live,
     modern,
-    originPolicy: createOriginPolicy({
-      boundHost: config.server.host,
-      allowedOrigins: config.server.allowed_origins,
-    }),
+    originPolicy,
     rateLimiter: state.rateLimiter,
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     isDraining: () => draining,
     direct: options.directAnswers ?? true,
     upstreams: () => upstreamReadiness(upstreams),
+    operator: operatorPageOptions(config, {
+      auth: bearerAuth,
+      originPolicy,
+      rateLimiter: state.rateLimiter,
+      sources: {
+        catalogs,
+        disclosure,
+        upstreams: () => upstreams.snapshots(),
+        sessions: store,
+        jobs,
+        recentCalls,
+        stateBackend: state.backend,
+      },
+      secretEnvNames,
+      env,
+    }),
   });
 
   return {

@@ -172,8 +172,14 @@ describe('skillgate skills --token', () => {
     const unknown = await cli('skills', '--config', config, '--token', 'nobody');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no token named "nobody" in the config (known: anonymous, pdf, none)');
-    // Five CLI processes, each starting tsx: far slower than one test usually is.
-  }, 90_000);
+    // `tools --token` resolves the name the same way and lists only that token's skills.
+    const tools = await cli('tools', '--config', config, '--token', 'pdf');
+    expect(tools.stdout.trim().split('\n')).toEqual(['skill_pdf-tools_get_info']);
+    const unknownTools = await cli('tools', '--config', config, '--token', 'nobody');
+    expect(unknownTools.code).toBe(2);
+    expect(unknownTools.stderr).toContain('no token named "nobody"');
+    // Seven CLI processes, each starting tsx: far slower than one test usually is.
+  }, 120_000);
 });
 
 describe('skillgate validate: size caps', () => {

@@ -362,6 +362,8 @@ const tokenSchema = z
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
       .optional(),
     skills: z.array(glob).default(['*']),
+    // Only a static token can open the operator page: an OAuth principal never does (docs/operator.md).
+    admin: z.boolean().default(false),
   })
   .refine((t) => (t.token_env === undefined) !== (t.token_sha256 === undefined), {
     message: 'give exactly one of token_env and token_sha256',
@@ -466,7 +468,7 @@ const authSchema = z
       .array(tokenSchema)
       .default([])
       .describe(
-        'Bearer tokens: { name, token_env | token_sha256, skills: [globs] }; `anonymous` and `anon` are reserved names.',
+        'Bearer tokens: { name, token_env | token_sha256, skills: [globs], admin }; `admin: true` opens the operator page at GET /; `anonymous` and `anon` are reserved names.',
       ),
     allow_anonymous: z
       .boolean()

@@ -94,11 +94,12 @@ describe('loadConfig from a file', () => {
       },
       auth: {
         tokens: [
-          { name: 'agent-a', token_env: 'AGENT_A_TOKEN', skills: ['pdf-*'] },
+          { name: 'agent-a', token_env: 'AGENT_A_TOKEN', skills: ['pdf-*'], admin: false },
           {
             name: 'agent-b',
             token_sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
             skills: ['*'],
+            admin: true,
           },
         ],
         allow_anonymous: true,

@@ -142,9 +142,9 @@ describe('parseConfig defaults', () => {
     expect(c.scripts.interpreters).toEqual({ '.rb': ['ruby', '-w'] });
   });
 
-  it('defaults a token to every skill', () => {
+  it('defaults a token to every skill, and to no admin (the operator page)', () => {
     const c = parseConfig({ auth: { tokens: [{ name: 'a', token_env: 'A' }] } }, base);
-    expect(c.auth.tokens).toEqual([{ name: 'a', token_env: 'A', skills: ['*'] }]);
+    expect(c.auth.tokens).toEqual([{ name: 'a', token_env: 'A', skills: ['*'], admin: false }]);
   });
 });
 

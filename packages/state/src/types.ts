@@ -138,6 +138,8 @@ export interface JobStore {
   dropOwner(owner: string): Promise<void>;
   /** Jobs running now on every replica sharing the store (jobs of dead replicas are marked lost first). */
   countRunning(): Promise<number>;
+  /** The `limit` most recently started running jobs of every replica, newest first, without their output. */
+  newestRunning(limit: number): Promise<readonly JobRecord[]>;
   close(): Promise<void>;
 }
 
@@ -187,6 +189,8 @@ export interface JobRegistry {
   readonly localRunning: number;
   /** Jobs running on every replica sharing the store. */
   countRunning(): Promise<number>;
+  /** The `limit` most recently started running jobs of every replica, newest first, without their output. */
+  newestRunning(limit: number): Promise<readonly JobRecord[]>;
   /** Refuses new jobs, stops this replica's running ones and resolves once their ends are recorded. */
   close(): Promise<void>;
 }

@@ -125,6 +125,28 @@ for (const kind of ['memory', 'redis'] as const) {
       await waitFor(() => cancelled.includes('c2'), { what: 'the cancel of a dropped job' });
       expect(await store.get('session-1', 'c2')).toBeUndefined();
     });
+
+    it('lists the newest running jobs first, at most the limit, leaving ended ones and output out', async () => {
+      const store = await open();
+      const t = Date.now();
+      for (const [i, id] of ['n1', 'n2', 'n3'].entries()) {
+        await store.start({ ...job(id, `owner-${id}`), startedAt: t + i });
+      }
+      await store.progress('n2', output('secret output'));
+      await store.finish('n3', {
+        state: 'exited',
+        exitCode: 0,
+        signal: null,
+        durationMs: 1,
+        output: output(''),
+      });
+      const newest = await store.newestRunning(10);
+      expect(newest.map((j) => j.id)).toEqual(['n2', 'n1']);
+      expect(newest[0]).toMatchObject({ owner: 'owner-n2', skill: 'pdf', state: 'running' });
+      expect(newest[0]?.output.stdout).toBe('');
+      expect((await store.newestRunning(1)).map((j) => j.id)).toEqual(['n2']);
+      expect(await store.newestRunning(0)).toEqual([]);
+    });
   });
 }
 

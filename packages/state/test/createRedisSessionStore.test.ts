@@ -68,6 +68,29 @@ describe('createRedisSessionStore', () => {
     expect(await store.count()).toBe(0);
   });
 
+  it('lists the most recently used sessions of every replica first, at most the limit', async () => {
+    const prefix = freshPrefix();
+    const one = await replica(prefix);
+    const two = await replica(prefix);
+    await one.create(record('a'));
+    await two.create(record('b'));
+    await one.create(record('c'));
+    // Using a session makes it the most recent, whichever replica it goes through.
+    await waitFor(
+      async () => {
+        await two.touch('a');
+        return (await one.recent(1))[0]?.id === 'a';
+      },
+      { what: 'a touched session listed first' },
+    );
+    const all = await one.recent(10);
+    expect(all.map((s) => s.id).sort()).toEqual(['a', 'b', 'c']);
+    expect(all[0]).toMatchObject({ id: 'a', principal: 'anonymous', client: { name: 'test', version: '1' } });
+    expect(await two.recent(0)).toEqual([]);
+    await one.delete('c');
+    expect((await two.recent(10)).map((s) => s.id).sort()).toEqual(['a', 'b']);
+  });
+
   it('shares sessions and unlocks between replicas', async () => {
     const prefix = freshPrefix();
     const one = await replica(prefix);

@@ -25,6 +25,15 @@ describe('createMemorySessionStore', () => {
     expect(await store.delete('a')).toBe(false);
   });
 
+  it('lists the most recently used sessions first, at most the limit', async () => {
+    const store = createMemorySessionStore(options);
+    for (const id of ['a', 'b', 'c']) await store.create(record(id));
+    await store.touch('a');
+    expect((await store.recent(10)).map((s) => s.id)).toEqual(['a', 'c', 'b']);
+    expect((await store.recent(2)).map((s) => s.id)).toEqual(['a', 'c']);
+    expect(await store.recent(0)).toEqual([]);
+  });
+
   it("touches a session together with its scope's unlocks", async () => {
     const store = createMemorySessionStore(options);
     const s3 = record('s3', 'agent-a', 'principal:agent-a');

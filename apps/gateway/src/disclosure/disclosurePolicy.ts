@@ -62,6 +62,16 @@ export interface DisclosurePolicy {
   view(catalog: Catalog, audience: Audience): Promise<ToolView>;
   /** The tools/list of an audience. */
   listTools(catalog: Catalog, audience: Audience): Promise<readonly ToolDefinition[]>;
+  /**
+   * The tools/list a principal gets in a disclosure mode with the given skills unlocked, without a session:
+   * what `skillgate tools --token NAME` prints and the operator page shows.
+   */
+  previewTools(
+    catalog: Catalog,
+    principal: Principal,
+    disclosure: Disclosure,
+    unlocked?: ReadonlySet<string>,
+  ): readonly ToolDefinition[];
   /** The tools/list of an audience whose list never depends on unlocks (2026-07-28): no store access. */
   listToolsWithoutUnlocks(catalog: Catalog, audience: Audience): readonly ToolDefinition[];
   /** Whether the principal may use a skill of the catalog (see, read, run, get through the Skills extension). */
@@ -126,6 +136,9 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     view,
     async listTools(catalog, audience) {
       return catalog.listTools(await view(catalog, audience));
+    },
+    previewTools(catalog, principal, disclosure, unlocked = NO_UNLOCKS) {
+      return catalog.listTools({ disclosure, unlocked, allowed: access.allowedSkills(principal, catalog) });
     },
     listToolsWithoutUnlocks(catalog, audience) {
       if (unlocksMatter(audience)) throw new Error('this audience lists by its unlocks: use listTools');
@@ -211,16 +224,4 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       return [...diff.tools].some((name) => mayUse(name) && unlocked.has(name));
     },
   };
-}
-
-/**
- * The tool list of a disclosure mode with every skill allowed and the given skills unlocked: what the CLI's
- * `tools` command previews (no principal, no session).
- */
-export function previewToolList(
-  catalog: Catalog,
-  disclosure: Disclosure,
-  unlocked: ReadonlySet<string>,
-): readonly ToolDefinition[] {
-  return catalog.listTools({ disclosure, unlocked });
 }

@@ -7,6 +7,7 @@ export type GatewayErrorCode =
   | 'SESSION_LIMIT'
   | 'UNAUTHORIZED'
   | 'INSUFFICIENT_SCOPE'
+  | 'NOT_ADMIN'
   | 'FORBIDDEN_ORIGIN'
   | 'FORBIDDEN_HOST'
   | 'RATE_LIMITED'
@@ -42,6 +43,7 @@ export const ERROR_TABLE: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   SESSION_LIMIT: { status: 503, rpcCode: -32000 },
   UNAUTHORIZED: { status: 401, rpcCode: -32000 },
   INSUFFICIENT_SCOPE: { status: 403, rpcCode: -32000 },
+  NOT_ADMIN: { status: 403, rpcCode: -32000 },
   FORBIDDEN_ORIGIN: { status: 403, rpcCode: -32000 },
   FORBIDDEN_HOST: { status: 403, rpcCode: -32000 },
   RATE_LIMITED: { status: 429, rpcCode: -32000 },

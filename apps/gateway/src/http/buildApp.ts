@@ -23,6 +23,7 @@ import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { Metrics } from '../observability/metrics.js';
 import { RequestLogController } from '../observability/requestLogController.js';
+import { type OperatorPageOptions, registerOperatorPage } from '../operator/operatorPage.js';
 import type { CatalogSource } from '../reload/catalogSource.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
@@ -86,6 +87,8 @@ export interface AppDeps {
   readonly upstreams?: () => readonly UpstreamReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
   readonly direct?: boolean;
+  /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
+  readonly operator?: OperatorPageOptions;
 }
 
 const CORS_HEADERS = {
@@ -205,6 +208,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
+  if (deps.operator !== undefined) registerOperatorPage(app, deps.operator);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });

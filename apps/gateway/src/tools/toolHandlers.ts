@@ -13,6 +13,7 @@ import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
+import type { RecentCalls } from '../observability/recentCalls.js';
 import type { InFlightCalls } from './inFlightCalls.js';
 import { callTool, type ToolCallParts } from './toolCalls.js';
 
@@ -37,6 +38,8 @@ export interface ToolHandlersOptions extends ToolCallParts {
   readonly maxClientStringChars: number;
   /** Whether the audit line carries the call's arguments (`logging.log_arguments`). */
   readonly logArguments: boolean;
+  /** Where each finished call is also kept for the operator page (never its arguments). */
+  readonly recentCalls: Pick<RecentCalls, 'record'>;
 }
 
 /** tools/list + tools/call of the gateway, the same way for both eras. */
@@ -202,6 +205,16 @@ function createToolCallHandler(
           outcome: upstream.reason ?? outcome,
         });
       }
+      options.recentCalls.record({
+        at: Date.now(),
+        principal: audience.principal.name,
+        era: audience.era,
+        tool: boundStrings(name, maxChars),
+        kind,
+        outcome,
+        durationMs: duration_ms,
+        ...(upstream.upstream === undefined ? {} : { upstream: upstream.upstream }),
+      });
       log.info(
         {
           audit: 'tool_call',

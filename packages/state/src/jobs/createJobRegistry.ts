@@ -140,6 +140,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       return local.size;
     },
     countRunning: () => store.countRunning(),
+    newestRunning: (limit) => store.newestRunning(limit),
     async close() {
       closed = true;
       offCancel();

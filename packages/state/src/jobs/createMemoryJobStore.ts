@@ -143,6 +143,19 @@ export function createMemoryJobStore(options: JobStoreOptions): JobStore {
       for (const job of jobs.values()) if (job.state === 'running') running++;
       return running;
     },
+    async newestRunning(limit) {
+      ensureOpen();
+      // The map is in start order: keep a window of the last `limit` running ones.
+      const last: JobRecord[] = [];
+      if (limit <= 0) return last;
+      const now = Date.now();
+      for (const job of jobs.values()) {
+        if (job.state !== 'running') continue;
+        if (last.length === limit) last.shift();
+        last.push({ ...job, durationMs: now - job.startedAt, output: NO_OUTPUT });
+      }
+      return last.reverse();
+    },
     async close() {
       closed = true;
       jobs.clear();

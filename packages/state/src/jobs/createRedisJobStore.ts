@@ -5,6 +5,7 @@ import { StateError } from '../stateError.js';
 import type { JobRecord, JobStore, JobStoreOptions } from '../types.js';
 import { cutOutput } from './cutOutput.js';
 import { parseJobRecord } from './jobRecordSchema.js';
+import { NO_OUTPUT } from './noOutput.js';
 
 /** Options of createRedisJobStore. */
 export interface RedisJobStoreOptions extends JobStoreOptions {
@@ -133,6 +134,25 @@ for _, jid in ipairs(redis.call('ZRANGE', index, 0, -1)) do
   end
 end
 return running`);
+
+// ARGV: prefix, ttl, limit. The newest running jobs as { id, hash, id, hash, ... }, newest first; jobs of dead
+// replicas are marked lost and left out, as COUNT does.
+const NEWEST_RUNNING = redisScript(`${NOW}${LOST_CHECK}
+local index = ARGV[1] .. '${RUNNING_INDEX}'
+local out = {}
+local found = 0
+for _, jid in ipairs(redis.call('ZREVRANGE', index, 0, -1)) do
+  if found >= tonumber(ARGV[3]) then break end
+  if checkLost(jid, ARGV[1], ARGV[2], now) == 'running' then
+    local jk = ARGV[1] .. 'job:' .. jid
+    table.insert(out, jid)
+    table.insert(out, redis.call('HGETALL', jk))
+    found = found + 1
+  else
+    redis.call('ZREM', index, jid)
+  end
+end
+return out`);
 
 const CANCEL_CHANNEL = 'jobs:cancel';
 
@@ -288,6 +308,22 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     async countRunning() {
       ensureOpen();
       return Number(await connection.script(COUNT, [connection.key(RUNNING_INDEX)], [prefix, ttl]));
+    },
+    async newestRunning(limit) {
+      ensureOpen();
+      if (limit <= 0) return [];
+      const flat = await connection.script(
+        NEWEST_RUNNING,
+        [connection.key(RUNNING_INDEX)],
+        [prefix, ttl, limit],
+      );
+      const records: JobRecord[] = [];
+      for (let i = 0; Array.isArray(flat) && i + 1 < flat.length; i += 2) {
+        const record = parseJobRecord(String(flat[i]), flat[i + 1]);
+        // Listed without output: the page shows what runs, not what it printed.
+        if (record !== undefined) records.push({ ...record, output: NO_OUTPUT });
+      }
+      return records;
     },
     async close() {
       if (closed) return;

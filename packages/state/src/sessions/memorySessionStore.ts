@@ -98,6 +98,17 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       sessions.sweep();
       return sessions.size;
     },
+    async recent(limit) {
+      sessions.sweep();
+      // The map is in order of last use: keep a window of the last `limit`, so memory stays bounded by it.
+      const last: SessionRecord[] = [];
+      if (limit <= 0) return last;
+      for (const [, record] of sessions.entries()) {
+        if (last.length === limit) last.shift();
+        last.push(record);
+      }
+      return last.reverse();
+    },
     async close() {
       closed = true;
       sessions.clear();

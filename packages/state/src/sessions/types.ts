@@ -63,6 +63,8 @@ export interface SessionStore {
   forget(skills: ReadonlySet<string>): Promise<readonly string[]>;
   /** Sessions open now. */
   count(): Promise<number>;
+  /** The `limit` most recently used open sessions, newest first (the operator page; bounded by limit). */
+  recent(limit: number): Promise<readonly SessionRecord[]>;
   /** Stops timers; the store is unusable afterwards. */
   close(): Promise<void>;
 }

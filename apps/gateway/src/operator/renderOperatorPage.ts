@@ -1,0 +1,120 @@
+import { SERVER_INFO } from '../mcp/createMcpServer.js';
+import { type OperatorView, PAGE_LIMITS } from './collectOperatorView.js';
+import { html, SafeHtml } from './html.js';
+import { PAGE_STYLE } from './pageStyle.js';
+import { renderSkillsSection, toolList } from './renderSkillsSection.js';
+
+// The stylesheet is this module's own text, never input: inserted as is.
+const STYLE = new SafeHtml(PAGE_STYLE);
+
+const time = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
+// Session ids are credentials of their principal's sessions: an operator recognises one by its start.
+const shortId = (id: string): string => (id.length > 8 ? `${id.slice(0, 8)}…` : id);
+
+const stateClass = (state: string): string =>
+  state === 'ready' || state === 'ok' ? 'ok' : state === 'connecting' ? 'warn' : 'bad';
+
+const more = (count: number, what: string): SafeHtml | string =>
+  count > 0 ? html`<p class="more">${count} more ${what}</p>` : '';
+
+const overview = (view: OperatorView): SafeHtml => {
+  const up = view.upstreams.filter((u) => u.state === 'ready').length;
+  const stat = (value: string | number, label: string) =>
+    html`<div class="stat"><b>${value}</b><span>${label}</span></div>`;
+  return html`<section id="overview"><div class="stats">${[
+    stat(view.skillsTotal, 'skills'),
+    stat(view.problemsTotal, 'skill problems'),
+    stat(`${up}/${view.upstreams.length}`, 'upstreams up'),
+    stat(view.sessionsOpen, 'sessions open'),
+    stat(view.jobsRunning, 'jobs running'),
+    stat(view.callsTotal, 'tool calls (this replica)'),
+  ]}</div></section>`;
+};
+
+const upstreamsSection = (view: OperatorView): SafeHtml => {
+  const shown = view.upstreams.slice(0, PAGE_LIMITS.upstreams);
+  const body =
+    shown.length === 0
+      ? html`<p class="muted">No upstream MCP servers are configured.</p>`
+      : html`<div class="scroll"><table><thead><tr><th>id</th><th>state</th><th>server</th><th>tools</th><th>last error</th></tr></thead><tbody>${shown.map(
+          (u) =>
+            html`<tr data-upstream="${u.id}"><td><code>${u.id}</code></td><td><span class="badge ${stateClass(u.state)}" data-state="${u.state}">${u.state}</span></td><td>${
+              u.serverInfo === undefined ? '—' : `${u.serverInfo.name} ${u.serverInfo.version ?? ''}`
+            }</td><td>${u.tools.length}</td><td class="error">${u.lastError ?? '—'}</td></tr>`,
+        )}</tbody></table></div>
+${shown.map(
+  (u) =>
+    html`<details class="skill"><summary><b>${u.id}</b> <span class="muted">${u.tools.length} tools, skill: ${u.skill}</span></summary><div class="body">${toolList(u.tools.slice(0, PAGE_LIMITS.toolsPerUpstream).map((t) => t.name))}${more(u.tools.length - PAGE_LIMITS.toolsPerUpstream, 'tools')}</div></details>`,
+)}`;
+  return html`<section id="upstreams"><h2>Upstream servers</h2>${body}${more(view.upstreams.length - shown.length, 'upstreams')}</section>`;
+};
+
+const principalSection = (view: OperatorView): SafeHtml => {
+  const p = view.principal;
+  const picker = html`<form class="inline" method="get" action="/"><label for="as">Principal</label><select id="as" name="as">${view.principalNames.map(
+    (n) => html`<option value="${n}"${p?.name === n ? html` selected` : ''}>${n}</option>`,
+  )}</select>${view.query === '' ? '' : html`<input type="hidden" name="q" value="${view.query}">`}<button type="submit">Show</button></form>`;
+  if (p === undefined) {
+    return html`<section id="principal"><h2>What does a token see?</h2>${picker}<p class="bad">No principal by that name.</p></section>`;
+  }
+  const capped = (tools: readonly string[]) => tools.slice(0, PAGE_LIMITS.principalTools);
+  return html`<section id="principal"><h2>What does <code>${p.name}</code> see?</h2>${picker}
+<h3>Skills it may use (${p.skills.length})</h3><p>${toolList(capped(p.skills), html` data-skills`)}</p>${more(p.skills.length - PAGE_LIMITS.principalTools, 'skills')}
+<h3>tools/list of a new session (${view.sessionDisclosure}, ${p.sessionTools.length} tools)</h3>
+<p class="muted">The same as <code>skillgate tools --token ${p.name}</code>.</p>
+<p>${toolList(capped(p.sessionTools), html` data-tools="session"`)}</p>${more(p.sessionTools.length - PAGE_LIMITS.principalTools, 'tools')}
+<h3>tools/list of a 2026-07-28 request (${view.modernDisclosure}, ${p.modernTools.length} tools)</h3>
+<p>${toolList(capped(p.modernTools), html` data-tools="modern"`)}</p>${more(p.modernTools.length - PAGE_LIMITS.principalTools, 'tools')}
+</section>`;
+};
+
+const sessionsSection = (view: OperatorView): SafeHtml => {
+  const sessions =
+    view.sessions.length === 0
+      ? html`<p class="muted">No open sessions.</p>`
+      : html`<div class="scroll"><table><thead><tr><th>session</th><th>principal</th><th>client</th><th>protocol</th><th>mode</th><th>opened</th></tr></thead><tbody>${view.sessions.map(
+          (s) =>
+            html`<tr><td><code>${shortId(s.id)}</code></td><td>${s.principal}</td><td>${s.client.name} ${s.client.version}</td><td>${s.protocolVersion}</td><td>${s.disclosure}</td><td>${time(s.createdAt)}</td></tr>`,
+        )}</tbody></table></div>`;
+  const jobs =
+    view.jobs.length === 0
+      ? html`<p class="muted">No running jobs.</p>`
+      : html`<div class="scroll"><table><thead><tr><th>job</th><th>skill</th><th>script</th><th>owner</th><th>replica</th><th>started</th></tr></thead><tbody>${view.jobs.map(
+          (j) =>
+            html`<tr><td><code>${shortId(j.id)}</code></td><td>${j.skill}</td><td><code>${j.script}</code></td><td><code>${shortId(j.owner)}</code></td><td>${j.replica}</td><td>${time(j.startedAt)}</td></tr>`,
+        )}</tbody></table></div>`;
+  return html`<section id="sessions"><h2>Sessions and jobs</h2>
+<p>${view.sessionsOpen} sessions open, ${view.jobsRunning} jobs running (${view.stateBackend === 'redis' ? 'all replicas' : 'this process'}).</p>
+<h3>Most recently used sessions</h3>${sessions}${more(view.sessionsOpen - view.sessions.length, 'sessions')}
+<h3>Newest running jobs</h3>${jobs}${more(view.jobsRunning - view.jobs.length, 'running jobs')}</section>`;
+};
+
+const callsSection = (view: OperatorView): SafeHtml => {
+  const rows =
+    view.calls.length === 0
+      ? html`<p class="muted">No tool calls yet.</p>`
+      : html`<div class="scroll"><table><thead><tr><th>when</th><th>principal</th><th>tool</th><th>kind</th><th>outcome</th><th>ms</th></tr></thead><tbody>${view.calls.map(
+          (c) =>
+            html`<tr data-call="${c.tool}"><td>${time(c.at)}</td><td>${c.principal}</td><td><code>${c.tool}</code>${
+              c.upstream === undefined ? '' : html` <span class="muted">via ${c.upstream}</span>`
+            }</td><td>${c.kind}</td><td><span class="${c.outcome === 'ok' ? 'ok' : 'bad'}">${c.outcome}</span></td><td>${c.durationMs}</td></tr>`,
+        )}</tbody></table></div>`;
+  return html`<section id="calls"><h2>Recent tool calls</h2>
+<p class="muted">The last ${view.callsCapacity} calls this replica answered (of ${view.callsTotal} since it started), newest first; arguments are never shown.</p>${rows}</section>`;
+};
+
+/** The whole operator page (docs/operator.md): server-rendered, no script, no external asset. */
+export function renderOperatorPage(view: OperatorView): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>skillgate operator</title>
+<style>${STYLE}</style></head><body>
+<header><div><h1>skillgate ${SERVER_INFO.version}</h1><p>Operator page, opened as <b>${view.viewer}</b>.</p>
+<nav><a href="#skills">Skills</a><a href="#upstreams">Upstreams</a><a href="#principal">Who sees what</a><a href="#sessions">Sessions and jobs</a><a href="#calls">Recent calls</a><a href="#config">Config</a></nav></div></header>
+<main>${overview(view)}${renderSkillsSection(view)}${upstreamsSection(view)}${principalSection(view)}${sessionsSection(view)}${callsSection(view)}
+<section id="config"><h2>Effective config</h2><p class="muted">Secrets are redacted.</p><pre>${view.config}</pre></section>
+</main></body></html>`.text;
+}
