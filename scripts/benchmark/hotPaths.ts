@@ -2,8 +2,10 @@
 // answer is captured once, then a bare Fastify route (servers.ts `fastify-replay`) sends exactly those
 // bytes back with only the JSON-RPC id spliced in. share = gateway req/s ÷ ceiling req/s on the same
 // request, connections and duration, measured in alternation so that both see the same machine load.
+import { rm } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { openSessions, rpc, startServer } from './support.js';
+import { generateSkills, openSessions, rpc, startServer } from './support.js';
 
 const MODERN = '2026-07-28';
 const META = {
@@ -32,6 +34,11 @@ export interface HotPathResult {
   readonly p99: number;
   readonly ceilingRps: number;
   readonly share: number;
+  /** The gateway's CPU time per request, in microseconds, and the ceiling's. */
+  readonly cpuMicros: number;
+  readonly ceilingCpuMicros: number;
+  /** ceilingCpuMicros ÷ cpuMicros: the share by CPU cost rather than by throughput. */
+  readonly cpuShare: number;
   /** 2026-07-28 only: the same request with the direct path off (the SDK's createMcpHandler answers). */
   readonly sdkPath?: { readonly rps: number; readonly share: number };
   readonly bytes: number;
@@ -124,6 +131,7 @@ async function loadOnce(
   seconds: number,
 ) {
   let next = 0;
+  const cpuBefore = await cpuMicros(url);
   const result = await autocannon({
     url: `${url}/mcp`,
     method: 'POST',
@@ -136,12 +144,20 @@ async function loadOnce(
       if (path.era === 'legacy') client.setHeaders(headersOf(path, sessions[next++ % sessions.length]));
     },
   });
+  const requests = result.requests.total;
   return {
+    // The two /__bench/cpu requests cost a few µs each: noise against thousands of requests.
+    cpuPerRequest: requests === 0 ? Number.NaN : ((await cpuMicros(url)) - cpuBefore) / requests,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
   };
+}
+
+/** A benchmark server's CPU time so far (servers.ts `/__bench/cpu`). */
+async function cpuMicros(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/__bench/cpu`)).json()) as { micros: number }).micros;
 }
 
 /** The gateway's answer to a path (the bytes the ceiling replays); throws on an error answer. */
@@ -196,6 +212,8 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
       }
       const best = mine.reduce((a, b) => (b.rps > a.rps ? b : a));
       const ceilingRps = Math.max(...theirs.map((t) => t.rps));
+      const cpu = Math.min(...mine.map((m) => m.cpuPerRequest));
+      const ceilingCpu = Math.min(...theirs.map((t) => t.cpuPerRequest));
       const sdkRps = sdk.length === 0 ? undefined : Math.max(...sdk.map((t) => t.rps));
       results.push({
         label: path.label,
@@ -205,6 +223,9 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
         p99: best.p99,
         ceilingRps,
         share: best.rps / ceilingRps,
+        cpuMicros: cpu,
+        ceilingCpuMicros: ceilingCpu,
+        cpuShare: ceilingCpu / cpu,
         ...(sdkRps === undefined ? {} : { sdkPath: { rps: sdkRps, share: sdkRps / ceilingRps } }),
         bytes: Buffer.byteLength(answer.body),
         errors: mine.reduce((n, m) => n + m.errors, 0),
@@ -215,5 +236,19 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
     await gateway.stop();
     await sdkPath.stop();
     await ceiling.stop();
+  }
+}
+
+// Standalone: the hot-path table alone (BENCH_SECONDS per round, default 3).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = await generateSkills(100);
+  try {
+    const rows = await hotPaths(root, Number(process.env.BENCH_SECONDS ?? 3));
+    for (const r of rows)
+      process.stdout.write(
+        `${r.era.padEnd(7)} ${r.label.padEnd(28)} ${r.rps.toFixed(0).padStart(6)} req/s  share ${r.share.toFixed(2)}  cpu ${r.cpuMicros.toFixed(0)} µs vs ${r.ceilingCpuMicros.toFixed(0)} µs  cpuShare ${r.cpuShare.toFixed(2)}${r.sdkPath === undefined ? '' : `  sdk ${r.sdkPath.share.toFixed(2)}`}\n`,
+      );
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 }

@@ -411,7 +411,7 @@ async function hotPathRows(root: string, seconds: number) {
       'hot paths',
       `${path.era === 'modern' ? '2026-07-28' : '2025 session'} ${path.label} req/s (p50 / p99 ms)`,
       `${fmt(path.rps)} (${path.p50} / ${path.p99})`,
-      `same bytes ${fmt(path.ceilingRps)}${path.sdkPath === undefined ? '' : `; SDK path ${fmt(path.sdkPath.rps)} (${fmt(path.sdkPath.share, 2)})`}`,
+      `same bytes ${fmt(path.ceilingRps)}; CPU ${fmt(path.cpuMicros)} vs ${fmt(path.ceilingCpuMicros)} µs/req (${fmt(path.cpuShare, 2)})${path.sdkPath === undefined ? '' : `; SDK path ${fmt(path.sdkPath.rps)} (${fmt(path.sdkPath.share, 2)})`}`,
       fmt(path.share, 2),
       '>= 0.5',
       path.share >= 0.5,

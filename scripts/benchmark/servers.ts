@@ -1,6 +1,7 @@
 // Child-process servers for the benchmark: the gateway, and the two references it is compared with.
 // Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference> <skillsRoot> [disclosure] [sandbox]
-// Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory).
+// Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory); the
+// Fastify ones also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -19,6 +20,10 @@ const memory = () => {
   gc?.();
   const m = process.memoryUsage();
   return { heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, rss: m.rss };
+};
+const cpu = () => {
+  const { user, system } = process.cpuUsage();
+  return { micros: user + system };
 };
 const ready = (port: number) => process.stdout.write(`${JSON.stringify({ port })}\n`);
 
@@ -49,6 +54,7 @@ if (kind === 'gateway') {
   // BENCH_DIRECT=0: every 2026-07-28 request takes the SDK's path (hotPaths.ts measures both).
   const gateway = await createGateway(config, { directAnswers: process.env.BENCH_DIRECT !== '0' });
   gateway.app.get('/__bench/mem', async () => memory());
+  gateway.app.get('/__bench/cpu', async () => cpu());
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));
 } else if (kind === 'gateway-oauth') {
@@ -121,6 +127,7 @@ if (kind === 'gateway') {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools } });
   const app = Fastify();
   app.get('/__bench/mem', async () => memory());
+  app.get('/__bench/cpu', async () => cpu());
   app.post('/mcp', async (_req, reply) => reply.type('application/json').send(body));
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));
@@ -131,6 +138,7 @@ if (kind === 'gateway') {
   const tail = `,"result":${JSON.stringify({ tools, ttlMs: 60_000, cacheScope: 'public' })}}`;
   const app = Fastify();
   app.get('/__bench/mem', async () => memory());
+  app.get('/__bench/cpu', async () => cpu());
   app.post('/mcp', async (req, reply) => {
     const id = (req.body as { id?: unknown } | undefined)?.id ?? null;
     return reply.type('application/json').send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)}${tail}`);
@@ -143,6 +151,7 @@ if (kind === 'gateway') {
   let answer = { head: '', tail: '', type: 'application/json' };
   const app = Fastify({ bodyLimit: 16 * 2 ** 20 });
   app.get('/__bench/mem', async () => memory());
+  app.get('/__bench/cpu', async () => cpu());
   app.put('/__bench/replay', async (req) => {
     const { body, type, id } = req.body as { body: string; type: string; id: number };
     const marker = `"id":${id}`;

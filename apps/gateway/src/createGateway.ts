@@ -39,8 +39,8 @@ export interface GatewayOptions {
   /** Where the gateway's own (redacting) logger writes its lines; default stdout. */
   readonly logDestination?: DestinationStream;
   /**
-   * Whether plain 2026-07-28 hot requests take the direct path (default true). Off, every modern request
-   * takes the SDK's path: the test that holds the two byte-equal starts one gateway of each.
+   * Whether plain hot requests of both eras take the direct path (default true). Off, every request takes
+   * the SDK's path: the tests that hold the two byte-equal start one gateway of each.
    */
   readonly directAnswers?: boolean;
   /** Least time between OAuth key-set refetches on an unknown kid (default 30 s; tests shorten it). */
@@ -224,6 +224,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     pickDisclosure: createDisclosurePicker(settings.disclosurePicker),
     events: state.events,
     settings: settings.sessions,
+    ...(options.directAnswers === false ? {} : { direct: { skills } }),
   });
   sessions = live;
   const modern = createModernEndpoint({ servers, disclosure, log, settings: settings.modern });

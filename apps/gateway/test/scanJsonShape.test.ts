@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanJsonShape } from '../src/http/scanJsonShape.js';
+import { mayExceedJsonBounds, scanJsonShape } from '../src/http/scanJsonShape.js';
 
 const BOUNDS = { maxDepth: 4, maxKeys: 10 };
 
@@ -43,5 +43,33 @@ describe('scanJsonShape', () => {
       params: { s: ',,,,,,,,,,,,,,,,,,,,[[[[[[[[[[{{{{{{' },
     });
     expect(scanJsonShape(text, BOUNDS).exceeded).toBeUndefined();
+  });
+});
+
+describe('mayExceedJsonBounds (the walk skipped for small bodies)', () => {
+  const bodies = [
+    JSON.stringify({ method: 'tools/list', params: {}, id: 7 }),
+    `{"method":"m","params":{"x":${'['.repeat(10)}${']'.repeat(10)}},"id":"late"}`,
+    JSON.stringify({
+      method: 'm',
+      params: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, i])),
+    }),
+    JSON.stringify({ method: 'm', params: { text: ',,,,,,,,,,,,,,,,{{{{[[[[' } }),
+    '[[[[[]]]]]',
+  ];
+
+  it('says "may exceed" for every body scanJsonShape refuses, and "passes" only for bodies it passes', () => {
+    for (const text of bodies) {
+      const refused = scanJsonShape(text, BOUNDS).exceeded !== undefined;
+      if (refused) expect(mayExceedJsonBounds(text, BOUNDS)).toBe(true);
+      if (!mayExceedJsonBounds(text, BOUNDS)) expect(refused).toBe(false);
+    }
+  });
+
+  it('lets a plain small request skip the walk, and not one with more separators than a bound', () => {
+    expect(mayExceedJsonBounds(bodies[0] ?? '', BOUNDS)).toBe(false);
+    // Separators inside strings count too: the check is cheap because it never reads the JSON.
+    expect(mayExceedJsonBounds(bodies[3] ?? '', BOUNDS)).toBe(true);
+    expect(mayExceedJsonBounds(bodies[1] ?? '', BOUNDS)).toBe(true);
   });
 });

@@ -19,6 +19,7 @@ export { skillUri } from './extension/skillUri.js';
 export { confirmFilePlace } from './files/confirmFilePlace.js';
 export { type BoundedRead, type ReadBoundedOptions, readBounded } from './files/readBounded.js';
 export { readServedFile } from './files/readServedFile.js';
+export type { ServedFileCache } from './files/servedFileCache.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './load/parseSkillMd.js';
 export { DEFAULT_MAX_FILE_BYTES, MAX_FILES_PER_SKILL } from './load/scanSkillFiles.js';

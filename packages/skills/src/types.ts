@@ -1,4 +1,5 @@
 import type { ArgumentLimits, ToolInputs } from './catalog/toolInputs.js';
+import type { ServedFileCache } from './files/servedFileCache.js';
 
 /** How strictly SKILL.md files are checked: `strict` refuses a skill with any problem. */
 export type Validation = 'strict' | 'lenient';
@@ -249,6 +250,8 @@ export interface Catalog {
   readonly extension: SkillsExtensionIndex;
   /** One prompt per skill, by prompt name, in catalog order (docs/skills-extension.md). */
   readonly prompts: ReadonlyMap<string, SkillPrompt>;
+  /** Verified bytes of this catalog's small served files, for readServedFile (files/servedFileCache.ts). */
+  readonly fileCache: ServedFileCache;
   /** O(1) lookup of a tool name (any mode). */
   resolve(toolName: string): ToolTarget | undefined;
   /** The tools/list a caller with this view sees; cached per (mode, allowed) where possible. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confirmFilePlace } from '../src/files/confirmFilePlace.js';
 import { readServedFile } from '../src/files/readServedFile.js';
+import { createServedFileCache } from '../src/files/servedFileCache.js';
 import { sha256Digest } from '../src/files/sha256Digest.js';
 import { scanSkillFiles } from '../src/load/scanSkillFiles.js';
 import { SkillsError } from '../src/skillsError.js';
@@ -99,5 +100,55 @@ describe('readServedFile', () => {
     expect(error).toBeInstanceOf(SkillsError);
     expect((error as SkillsError).code).toBe('FILE_CHANGED');
     expect((error as SkillsError).message).toContain('shrank while it was read');
+  });
+});
+
+describe('readServedFile with the catalog cache (files/servedFileCache.ts)', () => {
+  const cacheOf = (maxBytes = 1024) => createServedFileCache({ maxBytes, maxFileBytes: 256 });
+
+  it('a second read of an unchanged file is served from the cache: the very bytes the first read kept', async () => {
+    const { file } = await scanned({ 'a.md': 'hello\n' }, 'a.md');
+    const cache = cacheOf();
+    const first = await readServedFile(file, { maxBytes: 100, cache });
+    const second = await readServedFile(file, { maxBytes: 100, cache });
+    expect(second.bytes.toString()).toBe('hello\n');
+    expect(second).toMatchObject({ size: 6, truncated: false });
+    expect(second.bytes).toBe(first.bytes);
+  });
+
+  it('a file rewritten in place with other bytes of the same size: FILE_CHANGED, never the kept copy', async () => {
+    const { dir, file } = await scanned({ 'a.md': 'hello\n' }, 'a.md');
+    const cache = cacheOf();
+    await readServedFile(file, { maxBytes: 100, cache });
+    await writeFile(join(dir, 'a.md'), 'HELLO\n');
+    expect(await codeOf(readServedFile(file, { maxBytes: 100, cache }))).toBe('FILE_CHANGED');
+  });
+
+  it('a parent folder swapped for a symlink after a cached read: FILE_CHANGED, as without a cache', async () => {
+    const outside = await tempDir();
+    const { dir, file } = await scanned({ 'references/guide.md': 'the guide\n' }, 'references/guide.md');
+    const cache = cacheOf();
+    await readServedFile(file, { maxBytes: 100, cache });
+    await writeFile(join(outside, 'guide.md'), 'the guide\n');
+    await rename(join(dir, 'references'), join(dir, 'references.orig'));
+    await symlink(outside, join(dir, 'references'));
+    expect(await codeOf(readServedFile(file, { maxBytes: 100, cache }))).toBe('FILE_CHANGED');
+  });
+
+  it('keeps at most its byte bound (least recently served out first) and no file over its file bound', async () => {
+    const { dir } = await scanned(
+      { 'a.md': 'aaaaaaaaaa', 'b.md': 'bbbbbbbbbb', 'big.md': 'x'.repeat(300) },
+      'a.md',
+    );
+    const { files } = await scanSkillFiles(dir, 'probe');
+    const [a, b, big] = ['a.md', 'b.md', 'big.md'].map((path) => files.find((f) => f.path === path));
+    if (a === undefined || b === undefined || big === undefined) throw new Error('not scanned');
+    const cache = cacheOf(15);
+    const firstA = await readServedFile(a, { maxBytes: 1000, cache });
+    await readServedFile(b, { maxBytes: 1000, cache });
+    // b took the room: a is read from disk again.
+    expect((await readServedFile(a, { maxBytes: 1000, cache })).bytes).not.toBe(firstA.bytes);
+    const firstBig = await readServedFile(big, { maxBytes: 1000, cache });
+    expect((await readServedFile(big, { maxBytes: 1000, cache })).bytes).not.toBe(firstBig.bytes);
   });
 });

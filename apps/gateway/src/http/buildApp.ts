@@ -29,7 +29,7 @@ import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.j
 import { dropStalledReaders } from './dropStalledReaders.js';
 import { limitConnections } from './limitConnections.js';
 import type { OriginPolicy } from './requestGuards.js';
-import { scanJsonShape } from './scanJsonShape.js';
+import { type JsonShape, mayExceedJsonBounds, scanJsonShape } from './scanJsonShape.js';
 import { type ClientDeadlines, serverTimeouts } from './serverTimeouts.js';
 
 declare module 'fastify' {
@@ -173,7 +173,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       return done(new GatewayError('INVALID_REQUEST', BATCH_REFUSED), undefined);
     }
     // Width and depth are bounded before the body is parsed or any SDK code validates it (docs/limits.md).
-    const shape = scanJsonShape(text, jsonBounds);
+    const shape: JsonShape = mayExceedJsonBounds(text, jsonBounds) ? scanJsonShape(text, jsonBounds) : {};
     if (shape.exceeded !== undefined) {
       // A request with an id gets its answer (-32602: the excess is in what it carries); anything else -32600.
       const id = shape.id;

@@ -23,14 +23,29 @@ const hostnameOf = (hostHeader: string): string => {
   }
 };
 
+// Host headers whose verdict is remembered: every request of a client repeats the same one, and parsing it
+// (URL, BlockList) is a visible share of a small request's cost. Bounded: a flood of made-up hosts only
+// refills the table.
+const MAX_REMEMBERED_HOSTS = 256;
+
 /** Builds the Origin/Host policy: loopback origins are allowed only when the gateway is bound to loopback. */
 export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
   const loopbackBound = isLoopbackHost(options.boundHost);
   const allowed = new Set(options.allowedOrigins);
+  const loopbackHosts = new Map<string, boolean>();
+  const isLoopbackHostHeader = (host: string): boolean => {
+    let verdict = loopbackHosts.get(host);
+    if (verdict === undefined) {
+      verdict = isLoopbackHost(hostnameOf(host));
+      if (loopbackHosts.size >= MAX_REMEMBERED_HOSTS) loopbackHosts.clear();
+      loopbackHosts.set(host, verdict);
+    }
+    return verdict;
+  };
   return {
     check(origin, host) {
       // A page on another site resolving its own name to 127.0.0.1 still sends its own Host: refuse it.
-      if (loopbackBound && host !== undefined && !isLoopbackHost(hostnameOf(host))) {
+      if (loopbackBound && host !== undefined && !isLoopbackHostHeader(host)) {
         throw new GatewayError('FORBIDDEN_HOST', `Host ${host} is not allowed`);
       }
       if (origin === undefined) return undefined;

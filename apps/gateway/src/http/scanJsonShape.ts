@@ -109,3 +109,21 @@ function parseString(literal: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * False when `text` surely passes both bounds, so scanJsonShape need not walk it: every level opens with `{`
+ * or `[` and every key or element but the first follows a `,`, so a body with no more of these characters
+ * (in strings too) than either bound passes both — as almost every request does. Counting them is a native
+ * search, a small share of scanJsonShape's character walk.
+ */
+export function mayExceedJsonBounds(text: string, bounds: JsonBounds): boolean {
+  const limit = Math.min(bounds.maxDepth, bounds.maxKeys);
+  let count = 0;
+  for (const char of ['{', '[', ',']) {
+    for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) {
+      count += 1;
+      if (count > limit) return true;
+    }
+  }
+  return false;
+}

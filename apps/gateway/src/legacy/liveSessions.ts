@@ -13,9 +13,11 @@ import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerParts } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import { createRelistWatch } from './relistWatch.js';
 import { replayInitialize } from './replayInitialize.js';
+import { createSessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** A 2025-era session's live protocol objects (the store holds its state). */
 export interface LiveSession {
@@ -85,6 +87,11 @@ export interface LiveSessionsOptions {
   /** Notifications for sessions, from any replica, to deliver on the GET streams held here. */
   readonly events: Pick<EventBus<StateEvent>, 'subscribe'>;
   readonly settings: LegacySessionSettings;
+  /**
+   * Plain hot requests take the session's direct path (sessionDirectAnswers.ts), which reads skill resources
+   * here; absent, every request takes the SDK's path (tests compare the two).
+   */
+  readonly direct?: { readonly skills: Pick<SkillsService, 'readResource'> };
 }
 
 /** Why this process closed a copy itself. */
@@ -150,6 +157,20 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
       },
     });
     const server = createMcpServer(options.servers, audience, { relist });
+    if (transport instanceof NativeHttpTransport && options.direct !== undefined) {
+      // The same handlers the server registers (createMcpServer), called without the SDK's per-message work.
+      const direct = createSessionDirectAnswers({
+        audience,
+        listTools: options.servers.tools.listHandler(audience, relist),
+        callTool: options.servers.tools.callHandler(audience, relist),
+        skills: options.direct.skills,
+      });
+      transport.direct = (message, ctx) => {
+        const answer = direct(message, ctx);
+        metrics.inc('skillgate_session_requests_total', { path: answer === undefined ? 'sdk' : 'direct' });
+        return answer;
+      };
+    }
     await server.connect(transport);
     return { record, principal, audience, transport, server };
   };

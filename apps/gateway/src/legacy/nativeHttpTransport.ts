@@ -7,6 +7,8 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
+import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
+import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** A session transport the Fastify route can hand a raw request to (the SDK's transport has the same shape). */
 export interface SessionTransport extends Transport {
@@ -48,6 +50,11 @@ export interface NativeTransportLimits {
 }
 
 const DEFAULT_LIMITS: NativeTransportLimits = { maxBatch: 16, maxResponseBytes: 16 * 1024 * 1024 };
+
+const isCancellation = (
+  m: JSONRPCMessage,
+): m is JSONRPCMessage & { method: 'notifications/cancelled'; params: { requestId?: unknown } } =>
+  'method' in m && m.method === 'notifications/cancelled' && !('id' in m);
 
 const sseEvent = (json: string): string => `event: message\ndata: ${json}\n\n`;
 
@@ -97,6 +104,10 @@ export class NativeHttpTransport implements SessionTransport {
   /** The revision the session negotiated (read off the initialize result). */
   private revision: string | undefined;
   private readonly limits: NativeTransportLimits;
+  /** The session's direct path (sessionDirectAnswers.ts); set before the first request arrives. */
+  direct: SessionDirectAnswers | undefined;
+  /** Requests on the direct path still running, so that a client's cancellation reaches them. */
+  private readonly directCalls = new Map<RequestId, AbortController>();
 
   constructor(sessionId: string, limits: NativeTransportLimits = DEFAULT_LIMITS) {
     this.sessionId = sessionId;
@@ -171,7 +182,7 @@ export class NativeHttpTransport implements SessionTransport {
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
-      for (const message of messages) this.onmessage?.(message);
+      for (const message of messages) this.dispatch(message);
       return;
     }
     // Two requests in flight with one id would receive each other's results: refuse the second.
@@ -196,7 +207,58 @@ export class NativeHttpTransport implements SessionTransport {
       for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
     });
     if (batch) this.dispatchNext(exchange);
-    else for (const message of messages) this.onmessage?.(message);
+    else for (const message of messages) this.dispatch(message);
+  }
+
+  /**
+   * Hands one message on: a plain hot request of an initialized session to the session's direct path, anything
+   * else to the SDK's Server. The direct path answers as the Server would: its result or error on the
+   * request's exchange, nothing after a cancellation, and related notifications on the same stream.
+   */
+  private dispatch(message: JSONRPCMessage): void {
+    if (isCancellation(message)) {
+      const requestId = message.params.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        this.directCalls.get(requestId)?.abort(message.params);
+      }
+    } else if (isRequest(message) && this.direct !== undefined && this.revision !== undefined) {
+      const id = message.id;
+      const controller = new AbortController();
+      const answer = this.direct(message, {
+        signal: controller.signal,
+        // As the Server writes a notification: envelope first, on the request's own stream.
+        notify: (notification) =>
+          this.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage, { relatedRequestId: id }),
+      });
+      if (answer !== undefined) {
+        this.directCalls.set(id, controller);
+        const settled = () => {
+          if (this.directCalls.get(id) === controller) this.directCalls.delete(id);
+          return !controller.signal.aborted;
+        };
+        answer
+          .then(
+            (result) => {
+              if (!settled()) return;
+              if (result instanceof RenderedResult) return this.sendRendered(id, result.json);
+              return this.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+            },
+            (error: unknown) => {
+              if (error === SDK_PATH) {
+                settled();
+                this.onmessage?.(message);
+                return;
+              }
+              if (settled()) return this.send({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
+            },
+          )
+          .catch((error: unknown) =>
+            this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+          );
+        return;
+      }
+    }
+    this.onmessage?.(message);
   }
 
   /**
@@ -209,7 +271,7 @@ export class NativeHttpTransport implements SessionTransport {
     while (exchange.mode !== 'done') {
       const message = exchange.queue.shift();
       if (message === undefined) return;
-      this.onmessage?.(message);
+      this.dispatch(message);
       if (isRequest(message)) return;
     }
   }
@@ -243,7 +305,30 @@ export class NativeHttpTransport implements SessionTransport {
     const relatedId = response ? message.id : options?.relatedRequestId;
     const exchange = relatedId === undefined ? undefined : this.exchanges.get(relatedId);
     // Serialized once: the size bound, SSE and plain JSON all use this string.
-    const json = this.bounded(message, exchange?.bytes ?? 0);
+    this.deliver(this.bounded(message, exchange?.bytes ?? 0), response, relatedId, exchange);
+  }
+
+  /** Sends a response whose result is already JSON (the direct path's rendered lists), as send would. */
+  private sendRendered(id: RequestId, result: string): void {
+    const exchange = this.exchanges.get(id);
+    const json = `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+    const budget = this.limits.maxResponseBytes - (exchange?.bytes ?? 0);
+    const fits = json.length * 3 <= budget || Buffer.byteLength(json) <= budget;
+    this.deliver(
+      fits ? json : this.tooLarge(id, Buffer.byteLength(json), exchange?.bytes ?? 0),
+      true,
+      id,
+      exchange,
+    );
+  }
+
+  /** Writes a serialized message where it belongs: its request's exchange, or the GET stream. */
+  private deliver(
+    json: string,
+    response: boolean,
+    relatedId: RequestId | undefined,
+    exchange: PostExchange | undefined,
+  ): void {
     if (relatedId === undefined) {
       // Unrelated server messages go on the GET stream; without one they have nowhere to go.
       if (this.standalone !== undefined) this.write(this.standalone, sseEvent(json));
@@ -294,11 +379,16 @@ export class NativeHttpTransport implements SessionTransport {
     if (json.length * 3 <= budget || !isResponse(message)) return json;
     const bytes = Buffer.byteLength(json);
     if (bytes <= budget) return json;
-    const tooLarge = new GatewayError(
+    return this.tooLarge(message.id, bytes, sentBefore);
+  }
+
+  /** The error that replaces a result past the byte bound. */
+  private tooLarge(id: RequestId, bytes: number, sentBefore: number): string {
+    const error = new GatewayError(
       'RESPONSE_TOO_LARGE',
       `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes}${sentBefore > 0 ? ` for the whole batch, ${sentBefore} already sent` : ''})`,
     );
-    return JSON.stringify(tooLarge.toJsonRpc(message.id));
+    return JSON.stringify(error.toJsonRpc(id));
   }
 
   private noteRevision(message: JSONRPCMessage): void {
@@ -316,6 +406,8 @@ export class NativeHttpTransport implements SessionTransport {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
+    for (const controller of this.directCalls.values()) controller.abort();
+    this.directCalls.clear();
     this.standalone?.end();
     this.standalone = undefined;
     for (const exchange of new Set(this.exchanges.values())) {

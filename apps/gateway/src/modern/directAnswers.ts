@@ -1,13 +1,6 @@
-import {
-  type CacheScope,
-  type CallToolResult,
-  ProtocolError,
-  ResourceNotFoundError,
-  SERVER_INFO_META_KEY,
-  specTypeSchemas,
-} from '@modelcontextprotocol/server';
-import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
+import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
+import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
 import type { DirectRequest } from './directRequest.js';
@@ -37,9 +30,6 @@ export interface DirectAnswersOptions {
 
 /** Answers a direct request with the full JSON-RPC response body; undefined hands it to the SDK's path. */
 export type DirectAnswers = (principal: Principal, request: DirectRequest) => Promise<string | undefined>;
-
-/** The scheme of the Skills extension's resource template. */
-const SKILL_SCHEME = 'skill://';
 
 /** Renders kept per catalog at most (a bound for gateways with very many principals; then they start over). */
 const MAX_RENDERED_PER_CATALOG = 10_000;
@@ -101,23 +91,11 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
         );
         return encode(validToolResult(result));
       }
-      case 'resources/read': {
-        // As the SDK's resources/read: the URI is parsed as a URL first (dot segments, spellings), and only
-        // the extension's `skill://` template serves it.
-        let url: URL;
-        try {
-          url = new URL(request.uri);
-        } catch {
-          throw new ProtocolError(-32602, `Resource URI ${request.uri} is invalid`, {
-            uri: request.uri,
-            reason: 'invalid_uri',
-          });
-        }
-        if (!url.href.startsWith(SKILL_SCHEME)) throw new ResourceNotFoundError(request.uri);
-        const read = await options.skills.readResource(principal, url.href);
-        if (read === undefined) throw new ResourceNotFoundError(url.href);
-        return encode({ contents: [resourceContents(url.href, read)] }, options.skillsCacheHint(principal));
-      }
+      case 'resources/read':
+        return encode(
+          await readSkillResourceResult(options.skills, principal, request.uri),
+          options.skillsCacheHint(principal),
+        );
       case 'skills/get': {
         const skill = options.skills.getSkill(principal, request.uri);
         if (skill === undefined) {
@@ -156,37 +134,7 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
   };
 }
 
-/** The SDK validates every tools/call result with its schema (and answers with what the schema returns). */
-function validToolResult(result: CallToolResult): Record<string, unknown> {
-  const normalized = result.content === undefined ? { ...result, content: [] } : result;
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized);
-  if (checked instanceof Promise || checked.issues !== undefined) {
-    throw new ProtocolError(-32602, 'Invalid tools/call result');
-  }
-  return checked.value as Record<string, unknown>;
-}
-
-/** A read skill file as resource contents (text, or a base64 blob), as the Skills extension writes it. */
-function resourceContents(uri: string, read: SkillReadResult): Record<string, unknown> {
-  const mimeType = read.mimeType === undefined ? {} : { mimeType: read.mimeType };
-  return 'text' in read
-    ? { uri, ...mimeType, text: read.text }
-    : { uri, ...mimeType, blob: Buffer.from(read.bytes).toString('base64') };
-}
-
-/** A thrown error as the SDK writes it for a 2026-07-28 request (-32002 becomes -32602 on this revision). */
+/** A thrown error as the SDK writes it for a 2026-07-28 request. */
 function errorBody(id: string | number, error: unknown): string {
-  const raw = (error as { code?: unknown }).code;
-  const code = typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : -32603;
-  const data = (error as { data?: unknown }).data;
-  const message = (error as { message?: unknown }).message;
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    error: {
-      code: code === -32002 ? -32602 : code,
-      message: typeof message === 'string' ? message : 'Internal error',
-      ...(data === undefined ? {} : { data }),
-    },
-  });
+  return JSON.stringify({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
 }

@@ -29,6 +29,7 @@ export type CounterName =
   | 'skillgate_sessions_restored_total'
   | 'skillgate_catalog_reloads_total'
   | 'skillgate_modern_requests_total'
+  | 'skillgate_session_requests_total'
   | 'skillgate_get_info_holds_total'
   | 'skillgate_sessions_evicted_total'
   | 'skillgate_upstream_calls_total';
@@ -74,6 +75,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
   skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
   skillgate_modern_requests_total:
     "MCP 2026-07-28 requests by path: direct (answered without the SDK's per-request server) or sdk.",
+  skillgate_session_requests_total:
+    "2025-era session requests by path: direct (the session's handlers without the SDK Server's per-message work) or sdk.",
   skillgate_get_info_holds_total:
     'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
   skillgate_sessions_evicted_total:
@@ -86,6 +89,9 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
   skillgate_upstream_calls_total: 'Calls of upstream MCP tools by upstream and outcome.',
   skillgate_upstream_call_duration_seconds: 'Duration of calls of upstream MCP tools, by upstream.',
 };
+
+/** Labelled counter children remembered for reuse (label sets are small: kinds, outcomes, reasons). */
+const MAX_LABELLED_CHILDREN = 4096;
 
 // Labels are written in name order, whatever order a caller gave them in.
 const sorted = (labels: Labels): Record<string, string> =>
@@ -174,6 +180,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return shared.metrics();
   };
 
+  const children = new Map<string, { inc(n: number): void }>();
   const inc: Metrics['inc'] = (name, labels, n = 1) => {
     let counter = counters.get(name);
     if (counter === undefined) {
@@ -181,8 +188,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       counter = new Counter({ name, help: HELP[name], labelNames, registers: [registry] });
       counters.set(name, counter);
     }
-    if (labels === undefined) counter.inc(n);
-    else counter.inc(sorted(labels), n);
+    if (labels === undefined) {
+      counter.inc(n);
+      return;
+    }
+    // The labelled child of each label set is looked up once: prom-client hashes the labels on every inc.
+    let key: string = name;
+    for (const label in labels) key += `\0${label}\0${labels[label]}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      child = counter.labels(sorted(labels));
+      // Label sets are small by design; the bound only guards against a caller that breaks that.
+      if (children.size < MAX_LABELLED_CHILDREN) children.set(key, child);
+    }
+    child.inc(n);
   };
   return {
     inc,

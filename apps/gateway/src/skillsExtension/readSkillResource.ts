@@ -1,6 +1,12 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
-import { type BoundedRead, readServedFile, type SkillFile, SkillsError } from '@skillgate/skills';
+import {
+  type BoundedRead,
+  readServedFile,
+  type ServedFileCache,
+  type SkillFile,
+  SkillsError,
+} from '@skillgate/skills';
 
 /** Options of readSkillResource: the read tools' caps (`resources.*`) and where read failures are logged. */
 export interface ResourceReadOptions {
@@ -34,6 +40,8 @@ export async function readSkillResource(
   uri: string,
   file: SkillFile,
   limits: ResourceReadOptions,
+  /** The catalog's kept bytes of small files. */
+  cache?: ServedFileCache,
 ): Promise<SkillReadResult> {
   const cap = file.isBinary ? limits.maxBinaryBytes : limits.maxTextBytes;
   const tooLarge = (size: number) =>
@@ -47,7 +55,7 @@ export async function readSkillResource(
   let read: BoundedRead;
   try {
     // The catalog's bytes or nothing: size and digest are checked by the read itself.
-    read = await readServedFile(file, { maxBytes: cap });
+    read = await readServedFile(file, { maxBytes: cap, ...(cache === undefined ? {} : { cache }) });
   } catch (error) {
     if (error instanceof SkillsError && error.code === 'FILE_CHANGED') {
       throw refused(

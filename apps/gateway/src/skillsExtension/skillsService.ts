@@ -105,7 +105,7 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
       return undefined;
     }
     try {
-      const result = await readSkillResource(uri, target.file, readOptions);
+      const result = await readSkillResource(uri, target.file, readOptions, catalog.fileCache);
       audit('ok');
       return result;
     } catch (error) {

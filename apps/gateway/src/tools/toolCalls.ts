@@ -141,7 +141,7 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   },
   async read(call, target, args) {
     parseArguments(inputs(call).none, call.name, args);
-    return readSkillFile(target.skill, target.file, call.parts.readLimits);
+    return readSkillFile(target.skill, target.file, call.parts.readLimits, call.catalog.fileCache);
   },
   async run(call, target, args) {
     return runScript(call, target.skill, target.file, parseArguments(inputs(call).run, call.name, args));
@@ -170,7 +170,9 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   async read_skill_file(call, _target, args) {
     const input = parseArguments(inputs(call).readSkillFile, call.name, args);
     const found = findFile(call, input.skill, input.path);
-    return 'error' in found ? found.error : readSkillFile(input.skill, found.file, call.parts.readLimits);
+    return 'error' in found
+      ? found.error
+      : readSkillFile(input.skill, found.file, call.parts.readLimits, call.catalog.fileCache);
   },
   async run_skill_script(call, _target, args) {
     const parsed = parseArguments(inputs(call).runSkillScript, call.name, args);

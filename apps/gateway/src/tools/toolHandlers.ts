@@ -51,19 +51,19 @@ export interface ToolHandlers {
   register(server: Server, audience: Audience, options?: RegisterToolsOptions): void;
   /** The tools/call handler of one audience: the SDK servers register it, the direct path calls it. */
   callHandler(audience: Audience, relist?: RelistWatch): ToolCallHandler;
+  /** The tools/list handler of one audience: the SDK servers register it, a session's direct path calls it. */
+  listHandler(audience: Audience, relist?: RelistWatch): ToolListHandler;
 }
 
 /** Creates the gateway's tool handlers over its catalog, disclosure policy, runner, jobs and upstreams. */
 export function createToolHandlers(options: ToolHandlersOptions): ToolHandlers {
   return {
     register(server, audience, { listExtras = () => ({}), relist } = {}) {
-      server.setRequestHandler('tools/list', async () => {
-        const generation = relist?.generation() ?? 0;
-        const tools = await options.disclosure.listTools(options.catalogs.current, audience);
-        relist?.listed(generation);
-        // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
-        return { tools: tools as Tool[], ...listExtras(audience) };
-      });
+      const listTools = createToolListHandler(options, audience, relist);
+      server.setRequestHandler('tools/list', async () => ({
+        ...(await listTools()),
+        ...listExtras(audience),
+      }));
       const callTool = createToolCallHandler(options, audience, relist);
       server.setRequestHandler('tools/call', (request, ctx) =>
         callTool(request, {
@@ -73,6 +73,25 @@ export function createToolHandlers(options: ToolHandlersOptions): ToolHandlers {
       );
     },
     callHandler: (audience, relist) => createToolCallHandler(options, audience, relist),
+    listHandler: (audience, relist) => createToolListHandler(options, audience, relist),
+  };
+}
+
+/** A tools/list handler for one audience (without the 2026-07-28 cache fields). */
+export type ToolListHandler = () => Promise<{ tools: Tool[] }>;
+
+/** The tools/list handler of one audience; a 2025-era session's list also tells its re-list watch. */
+function createToolListHandler(
+  options: ToolHandlersOptions,
+  audience: Audience,
+  relist?: RelistWatch,
+): ToolListHandler {
+  return async () => {
+    const generation = relist?.generation() ?? 0;
+    const tools = await options.disclosure.listTools(options.catalogs.current, audience);
+    relist?.listed(generation);
+    // The catalog's definitions are frozen, shared and already in wire shape: no copy, no conversion.
+    return { tools: tools as Tool[] };
   };
 }
 

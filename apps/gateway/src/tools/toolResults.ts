@@ -1,6 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { LimitName, RunResult } from '@skillgate/runner';
-import { type BoundedRead, readServedFile, type SkillFile, SkillsError, skillUri } from '@skillgate/skills';
+import {
+  type BoundedRead,
+  readServedFile,
+  type ServedFileCache,
+  type SkillFile,
+  SkillsError,
+  skillUri,
+} from '@skillgate/skills';
 
 /** A tool result that reports a failure the model can act on (docs/decisions.md, first entry). */
 export function toolError(text: string): CallToolResult {
@@ -99,6 +106,8 @@ export async function readSkillFile(
   skillName: string,
   file: SkillFile,
   limits: ReadLimits,
+  /** The catalog's kept bytes of small files. */
+  cache?: ServedFileCache,
 ): Promise<CallToolResult> {
   const uri = skillUri(skillName, file.path);
   const tooBig = (size: number) =>
@@ -108,6 +117,7 @@ export async function readSkillFile(
   try {
     read = await readServedFile(file, {
       maxBytes: file.isBinary ? limits.maxBinaryBytes : limits.maxTextBytes,
+      ...(cache === undefined ? {} : { cache }),
     });
   } catch (error) {
     return unreadable(file, error);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { buildSkillEntry } from '../extension/buildSkillEntry.js';
 import { skillUri } from '../extension/skillUri.js';
+import { createServedFileCache } from '../files/servedFileCache.js';
 import { createNameRegistry } from '../names/nameRegistry.js';
 import { promptName } from '../names/promptName.js';
 import { sanitizeName } from '../names/sanitizeName.js';
@@ -150,6 +151,7 @@ function* catalogSteps(skills: readonly Skill[], options: CatalogOptions): Gener
     inputs: Object.freeze(inputs),
     extension,
     prompts,
+    fileCache: createServedFileCache(),
     resolve: (toolName: string) => targets.get(toolName),
     listTools,
     access,

@@ -4,6 +4,7 @@ import { SkillsError } from '../skillsError.js';
 import type { SkillFile } from '../types.js';
 import { closeBounded, closeQuietly, openRegularFile, readFully } from './openRegularFile.js';
 import type { BoundedRead, ReadBoundedOptions } from './readBounded.js';
+import type { ServedFileCache } from './servedFileCache.js';
 import { formatDigest } from './sha256Digest.js';
 
 // Bytes past the kept head are hashed in chunks of this size, so a long text file costs one chunk of memory.
@@ -20,8 +21,18 @@ const changed = (file: SkillFile, what: string): SkillsError =>
  * (docs/decisions.md, "Skill files open beneath their skill"). Keeps at most `maxBytes` in memory.
  * Throws SkillsError FILE_CHANGED, FILE_NOT_REGULAR, FILE_UNREADABLE, FILE_TIMEOUT or FILE_BUSY.
  */
-export async function readServedFile(file: SkillFile, options: ReadBoundedOptions): Promise<BoundedRead> {
+export async function readServedFile(
+  file: SkillFile,
+  options: ReadBoundedOptions & {
+    /** The catalog's kept bytes (servedFileCache.ts): a hit costs one stat instead of the full read. */
+    readonly cache?: ServedFileCache;
+  },
+): Promise<BoundedRead> {
   const path = file.absolutePath;
+  const cache = file.size <= options.maxBytes ? options.cache : undefined;
+  const kept = await cache?.get(file, options);
+  // Shared by every reader of the file: callers only read the bytes.
+  if (kept !== undefined) return { bytes: kept, size: file.size, truncated: false };
   const { handle, stats } = await openRegularFile(path, options);
   try {
     // Size first: a file grown huge is refused without reading a byte of it.
@@ -37,6 +48,7 @@ export async function readServedFile(file: SkillFile, options: ReadBoundedOption
       throw changed(file, 'has other bytes');
     }
     await closeBounded(path, handle, options);
+    cache?.put(file, bytes, stats);
     return { bytes, size: file.size, truncated: kept < file.size };
   } catch (error) {
     // After a stuck read, close() would wait for it: the handle closes whenever that read ends.

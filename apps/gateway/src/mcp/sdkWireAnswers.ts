@@ -1,0 +1,69 @@
+import {
+  type CallToolResult,
+  ProtocolError,
+  ResourceNotFoundError,
+  specTypeSchemas,
+} from '@modelcontextprotocol/server';
+import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
+import type { Principal } from '../auth/accessPolicy.js';
+import type { SkillsService } from '../skillsExtension/skillsService.js';
+
+// What the SDK's Server does to a handler's answer before it writes it, for the direct paths of both eras
+// (modern/directAnswers.ts, legacy/sessionDirectAnswers.ts): the same checks and shapes, so the bytes are
+// the SDK's. Tests hold both paths byte-equal to the SDK's (directAnswers.test.ts, sessionDirect.test.ts).
+
+/** The SDK validates every tools/call result with its schema (and answers with what the schema returns). */
+export function validToolResult(result: CallToolResult): Record<string, unknown> {
+  const normalized = result.content === undefined ? { ...result, content: [] } : result;
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized);
+  if (checked instanceof Promise || checked.issues !== undefined) {
+    throw new ProtocolError(-32602, 'Invalid tools/call result');
+  }
+  return checked.value as Record<string, unknown>;
+}
+
+/** The scheme of the Skills extension's resource template. */
+const SKILL_SCHEME = 'skill://';
+
+/**
+ * resources/read of a `skill://` file as the SDK's McpServer answers it through the Skills extension's
+ * template: the URI parsed as a URL first (dot segments, spellings), only `skill://` served, and the file as
+ * text or a base64 blob.
+ */
+export async function readSkillResourceResult(
+  skills: Pick<SkillsService, 'readResource'>,
+  principal: Principal,
+  uri: string,
+): Promise<{ contents: Array<Record<string, unknown>> }> {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ProtocolError(-32602, `Resource URI ${uri} is invalid`, { uri, reason: 'invalid_uri' });
+  }
+  if (!url.href.startsWith(SKILL_SCHEME)) throw new ResourceNotFoundError(uri);
+  const read = await skills.readResource(principal, url.href);
+  if (read === undefined) throw new ResourceNotFoundError(url.href);
+  return { contents: [resourceContents(url.href, read)] };
+}
+
+/** A read skill file as resource contents (text, or a base64 blob), as the Skills extension writes it. */
+function resourceContents(uri: string, read: SkillReadResult): Record<string, unknown> {
+  const mimeType = read.mimeType === undefined ? {} : { mimeType: read.mimeType };
+  return 'text' in read
+    ? { uri, ...mimeType, text: read.text }
+    : { uri, ...mimeType, blob: Buffer.from(read.bytes).toString('base64') };
+}
+
+/** A JSON-RPC error object for a thrown error, as the SDK writes it (-32002 is written as -32602 in both eras). */
+export function errorObjectOf(error: unknown): { code: number; message: string; data?: unknown } {
+  const raw = (error as { code?: unknown }).code;
+  const code = typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : -32603;
+  const data = (error as { data?: unknown }).data;
+  const message = (error as { message?: unknown }).message;
+  return {
+    code: code === -32002 ? -32602 : code,
+    message: typeof message === 'string' ? message : 'Internal error',
+    ...(data === undefined ? {} : { data }),
+  };
+}
