@@ -169,6 +169,8 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
     }, spec.killGraceMs);
   });
   spec.signal?.addEventListener('abort', cancel, { once: true });
+  // A cancellation that came while the run was being set up (slot, cgroup, spawn) found no listener yet.
+  if (spec.signal?.aborted) cancel();
 
   const output = (tailLines = spec.tailLines): ScriptOutput => {
     const out = stdout.snapshot(tailLines);

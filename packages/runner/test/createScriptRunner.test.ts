@@ -228,6 +228,21 @@ describe('killing', () => {
     expect(script.cancelled).toBe(true);
   });
 
+  it('a cancellation that comes while the run is being set up stops it too (no listener yet then)', async () => {
+    const runner = runnerWith();
+    const controller = new AbortController();
+    const outcome = runner.run(request('wait.sh', { signal: controller.signal })).then(
+      (result) => (result.timed_out ? 'ran into its timeout' : result.signal),
+      (error: unknown) => (error instanceof RunnerError ? error.code : String(error)),
+    );
+    // The slot is taken before the cgroup is opened and the script spawned: abort on the first turn of the
+    // event loop that sees it taken (checked every turn, not on a clock, to land inside that window).
+    while (runner.active !== 1) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    // Either refused before the spawn or stopped by the cancel; never left to run into its timeout.
+    expect(['SIGTERM', 'RUNNER_ABORTED']).toContain(await outcome);
+  });
+
   it('close() kills running scripts and rejects queued runs with RUNNER_CLOSED', async () => {
     const runner = createScriptRunner(runnerOptions({ maxConcurrent: 1 }));
     const script = await runner.start(request('wait.sh'));
