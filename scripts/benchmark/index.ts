@@ -24,6 +24,7 @@ import {
   serverMemory,
   startServer,
 } from './support.js';
+import { upstreamMemory } from './upstreamMemory.js';
 import { upstreamOverhead } from './upstreamOverhead.js';
 import { upstreamTokens } from './upstreamTokens.js';
 
@@ -139,23 +140,28 @@ async function upstreamTokenRows() {
 
 /** Upstream servers behind skills: a trivial tool through skillgate against calling it directly. */
 async function upstreamOverheadRows() {
-  const result = await upstreamOverhead({ samples: QUICK ? 100 : 500, seconds: QUICK ? 2 : 8 });
+  const result = await upstreamOverhead({
+    samples: QUICK ? 150 : 600,
+    seconds: QUICK ? 3 : 9,
+    rounds: 3,
+  });
   results.upstream_overhead = result;
-  const { http, stdio } = result;
+  const { http, stdio, concurrency } = result;
   const added = http.gateway.p50Ms - http.direct.p50Ms;
+  const signed = (n: number) => `${n >= 0 ? '+' : '-'}${fmt(Math.abs(n), 2)}`;
   row(
     'upstreams',
-    'HTTP upstream call p50 via skillgate',
+    'HTTP upstream call p50 via skillgate (2026-07-28)',
     `${fmt(http.gateway.p50Ms, 2)} ms`,
     `direct ${fmt(http.direct.p50Ms, 2)} ms`,
-    `+${fmt(added, 2)} ms`,
+    `${signed(added)} ms`,
     '<= +1 ms',
     added <= 1,
   );
   const share = http.gateway.callsPerSecond / http.direct.callsPerSecond;
   row(
     'upstreams',
-    'HTTP upstream calls/s via skillgate (8 in flight)',
+    `HTTP upstream calls/s via skillgate (${concurrency} in flight)`,
     fmt(http.gateway.callsPerSecond),
     `direct ${fmt(http.direct.callsPerSecond)}`,
     `${fmt(share * 100, 1)}%`,
@@ -164,30 +170,66 @@ async function upstreamOverheadRows() {
   );
   row(
     'upstreams',
-    'stdio upstream call p50 via skillgate',
-    `${fmt(stdio.gateway.p50Ms, 2)} ms`,
-    `direct ${fmt(stdio.direct.p50Ms, 2)} ms`,
-    `+${fmt(stdio.gateway.p50Ms - stdio.direct.p50Ms, 2)} ms`,
+    'HTTP upstream call p50 / calls/s via skillgate (2025 session)',
+    `${fmt(http.gatewayLegacy.p50Ms, 2)} ms / ${fmt(http.gatewayLegacy.callsPerSecond)}`,
+    `direct ${fmt(http.direct.p50Ms, 2)} ms / ${fmt(http.direct.callsPerSecond)}`,
+    `${signed(http.gatewayLegacy.p50Ms - http.direct.p50Ms)} ms / ${fmt((http.gatewayLegacy.callsPerSecond / http.direct.callsPerSecond) * 100, 1)}%`,
     'reported',
   );
   row(
     'upstreams',
-    'stdio upstream calls/s via skillgate (8 in flight)',
+    'gateway CPU per proxied HTTP call, 2026-07-28 / 2025 session',
+    `${fmt(http.gateway.gatewayCpuMsPerCall, 2)} / ${fmt(http.gatewayLegacy.gatewayCpuMsPerCall, 2)} ms`,
+    '',
+    '',
+    'reported',
+  );
+  row(
+    'upstreams',
+    'stdio upstream call p50 via skillgate',
+    `${fmt(stdio.gateway.p50Ms, 2)} ms`,
+    `direct ${fmt(stdio.direct.p50Ms, 2)} ms`,
+    `${signed(stdio.gateway.p50Ms - stdio.direct.p50Ms)} ms`,
+    'reported',
+  );
+  row(
+    'upstreams',
+    `stdio upstream calls/s via skillgate (${concurrency} in flight)`,
     fmt(stdio.gateway.callsPerSecond),
     `direct ${fmt(stdio.direct.callsPerSecond)}`,
     `${fmt((stdio.gateway.callsPerSecond / stdio.direct.callsPerSecond) * 100, 1)}%`,
     'reported',
   );
+  notes.push(
+    'Upstream overhead: echo of the test upstream (packages/upstreams/test/fixtures/testUpstream.mjs), called with the same v2 SDK client directly and through skillgate, in alternation (3 rounds). HTTP: 2026-07-28 on both hops (through skillgate by call_skill_tool), and a 2025-era session for comparison; stdio: 2025 era on both hops (stdio servers open with initialize).',
+  );
+}
+
+/** Upstream servers behind skills: memory per connection, and per session by the upstream's tool count. */
+async function upstreamMemoryRows() {
+  const result = await upstreamMemory({ sessions: QUICK ? 100 : 400 });
+  results.upstream_memory = result;
   row(
     'upstreams',
-    'gateway memory per upstream connection (HTTP)',
-    `${fmt(result.bytesPerUpstream / 1024, 1)} KiB`,
-    `${result.upstreamsForMemory} upstreams vs none`,
+    'gateway memory per upstream connection (HTTP), heap / RSS',
+    `${fmt(result.heapPerUpstream / 1024, 1)} / ${fmt(result.rssPerUpstream / 1024, 1)} KiB`,
+    `${result.upstreams} upstreams vs none`,
     '',
     'reported',
   );
+  const { fewTools, manyTools } = result.perSession;
+  const growth = manyTools / fewTools - 1;
+  row(
+    'upstreams',
+    `heap per session with an upstream skill unlocked (${fmt(result.toolCounts.many)} tools)`,
+    `${fmt(manyTools / 1024, 1)} KiB`,
+    `${result.toolCounts.few} tools ${fmt(fewTools / 1024, 1)} KiB`,
+    `${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}%`,
+    'within 10%',
+    Math.abs(growth) <= 0.1,
+  );
   notes.push(
-    'Upstream overhead: echo of the test upstream (packages/upstreams/test/fixtures/testUpstream.mjs); direct calls use the same v2 SDK client (HTTP: 2026-07-28, as the pool negotiates; stdio: 2025 era); via skillgate in eager mode, one 2025-era session.',
+    `Upstream memory: heap is heapUsed + external after a forced GC; per session, ${result.sessions} 2025-era sessions each unlocked the upstream's auto skill (get_info) and listed its tools.`,
   );
 }
 
@@ -630,6 +672,7 @@ try {
   ]);
   await upstreamTokenRows();
   await upstreamOverheadRows();
+  await upstreamMemoryRows();
   await throughput(QUICK ? 2 : 6);
   results.replicas = await replicas({
     examples: EXAMPLES,

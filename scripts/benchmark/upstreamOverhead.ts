@@ -1,34 +1,51 @@
 // Proxy overhead of upstream MCP servers behind skills (docs/upstreams.md): a trivial tool (echo of the
-// test upstream) called directly and through skillgate with the same client library (the v2 SDK client),
-// over streamable HTTP and over stdio; and the gateway's memory per upstream connection.
+// test upstream) called directly and through skillgate with the same client library (the v2 SDK client) in
+// the same protocol era, over streamable HTTP and over stdio. The ways are measured in alternation (rounds),
+// so load from elsewhere on the machine falls on all of them alike.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { percentile, serverMemory, startServer } from './support.js';
+import { percentile, startServer } from './support.js';
 
-const FIXTURE = join(import.meta.dirname, '../../packages/upstreams/test/fixtures/testUpstream.mjs');
+/** The test upstream (packages/upstreams/test/fixtures/testUpstream.mjs). */
+export const TEST_UPSTREAM = join(
+  import.meta.dirname,
+  '../../packages/upstreams/test/fixtures/testUpstream.mjs',
+);
 
 /** Latency and throughput of one way of calling the tool. */
 export interface CallFigures {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly callsPerSecond: number;
+  /** CPU time (user + system) the gateway process spent per call: robust to load from elsewhere. */
+  readonly gatewayCpuMsPerCall: number;
 }
 
 /** What the rows print. */
 export interface UpstreamOverheadResult {
-  readonly http: { readonly direct: CallFigures; readonly gateway: CallFigures };
+  readonly http: {
+    readonly direct: CallFigures;
+    /** Through skillgate, 2026-07-28 on both hops (as direct). */
+    readonly gateway: CallFigures;
+    /** Through skillgate from a 2025-era session. */
+    readonly gatewayLegacy: CallFigures;
+  };
   readonly stdio: { readonly direct: CallFigures; readonly gateway: CallFigures };
-  /** Heap (plus external) the gateway holds per connected HTTP upstream, in bytes. */
-  readonly bytesPerUpstream: number;
-  readonly upstreamsForMemory: number;
+  readonly concurrency: number;
 }
 
-async function startHttpUpstream(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [FIXTURE, '--http'], { stdio: ['ignore', 'pipe', 'ignore'] });
+/** Starts the test upstream over streamable HTTP; its URL and how to stop it. */
+export async function startHttpUpstream(
+  args: readonly string[] = [],
+): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [TEST_UPSTREAM, '--http', ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -41,47 +58,98 @@ async function startHttpUpstream(): Promise<{ url: string; stop: () => void }> {
   return { url, stop: () => child.kill('SIGKILL') };
 }
 
-async function measure(
-  call: () => Promise<unknown>,
-  samples: number,
-  seconds: number,
-  concurrency: number,
-): Promise<CallFigures> {
-  for (let i = 0; i < 30; i++) await call();
-  const latencies: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const t = performance.now();
-    await call();
-    latencies.push(performance.now() - t);
-  }
-  let done = 0;
-  const until = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        await call();
-        done += 1;
-      }
-    }),
-  );
-  return {
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    callsPerSecond: done / seconds,
-  };
+type Call = () => Promise<unknown>;
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
 }
 
-const echo = (client: Client, name: string) => () => client.callTool({ name, arguments: { text: 'x' } });
+/** Latency (one call at a time) and throughput (`concurrency` in flight) of each way, in alternation. */
+async function compare(
+  ways: Readonly<Record<string, Call>>,
+  options: { samples: number; seconds: number; rounds: number; concurrency: number; gatewayPid: number },
+): Promise<Record<string, CallFigures>> {
+  const latencies: Record<string, number[]> = {};
+  // Per way: calls in the throughput windows and their seconds; all measured calls and the gateway's CPU.
+  const tally: Record<string, { windowCalls: number; seconds: number; calls: number; cpuMs: number }> = {};
+  for (const [name, call] of Object.entries(ways)) {
+    for (let i = 0; i < 50; i++) await call();
+    latencies[name] = [];
+    tally[name] = { windowCalls: 0, seconds: 0, calls: 0, cpuMs: 0 };
+  }
+  const perRound = Math.ceil(options.samples / options.rounds);
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [name, call] of Object.entries(ways)) {
+      const list = latencies[name] ?? [];
+      const t = tally[name] ?? { windowCalls: 0, seconds: 0, calls: 0, cpuMs: 0 };
+      const cpuBefore = cpuMs(options.gatewayPid);
+      for (let i = 0; i < perRound; i++) {
+        const began = performance.now();
+        await call();
+        list.push(performance.now() - began);
+      }
+      const started = performance.now();
+      const until = started + (options.seconds / options.rounds) * 1000;
+      let count = 0;
+      await Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          while (performance.now() < until) {
+            await call();
+            count += 1;
+          }
+        }),
+      );
+      t.seconds += (performance.now() - started) / 1000;
+      t.windowCalls += count;
+      t.calls += count + perRound;
+      t.cpuMs += cpuMs(options.gatewayPid) - cpuBefore;
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(ways).map((name) => {
+      const t = tally[name] ?? { windowCalls: 0, seconds: 1, calls: 1, cpuMs: 0 };
+      const figures: CallFigures = {
+        p50Ms: percentile(latencies[name] ?? [], 50),
+        p99Ms: percentile(latencies[name] ?? [], 99),
+        callsPerSecond: t.windowCalls / t.seconds,
+        gatewayCpuMsPerCall: t.cpuMs / t.calls,
+      };
+      return [name, figures];
+    }),
+  );
+}
+
+const echo =
+  (client: Client, name: string): Call =>
+  () =>
+    client.callTool({ name, arguments: { text: 'x' } });
+const dispatch =
+  (client: Client, skill: string): Call =>
+  () =>
+    client.callTool({
+      name: 'call_skill_tool',
+      arguments: { skill, tool: 'echo', arguments: { text: 'x' } },
+    });
+
+const figuresOf = (all: Record<string, CallFigures>, name: string): CallFigures => {
+  const figures = all[name];
+  if (figures === undefined) throw new Error(`no figures for ${name}`);
+  return figures;
+};
 
 /** Runs the direct and proxied measurements. */
 export async function upstreamOverhead(options: {
   readonly samples: number;
   readonly seconds: number;
+  readonly rounds: number;
 }): Promise<UpstreamOverheadResult> {
   const empty = await mkdtemp(join(tmpdir(), 'skillgate-bench-upstreams-'));
   const upstream = await startHttpUpstream();
   const clients: Client[] = [];
   const stops: Array<() => Promise<void> | void> = [upstream.stop];
+  const concurrency = 8;
   try {
     const connect = async (
       transport: StreamableHTTPClientTransport | StdioClientTransport,
@@ -98,39 +166,41 @@ export async function upstreamOverhead(options: {
     const gateway = await startServer('gateway', empty, 'eager', 'off', {
       BENCH_UPSTREAMS: JSON.stringify([
         { id: 'remote', url: upstream.url, tools: ['echo'], max_concurrent: 64 },
-        { id: 'local', command: [process.execPath, FIXTURE], tools: ['echo'], max_concurrent: 64 },
+        { id: 'local', command: [process.execPath, TEST_UPSTREAM], tools: ['echo'], max_concurrent: 64 },
       ]),
     });
     stops.push(gateway.stop);
-    const viaGateway = await connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)), false);
+    const gatewayUrl = new URL(`${gateway.url}/mcp`);
+    const viaModern = await connect(new StreamableHTTPClientTransport(gatewayUrl), true);
+    const viaLegacy = await connect(new StreamableHTTPClientTransport(gatewayUrl), false);
     const direct = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)), true);
+    // stdio servers open with initialize (the pool does the same), so both hops of stdio are 2025 era.
     const directStdio = await connect(
-      new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'ignore' }),
+      new StdioClientTransport({ command: process.execPath, args: [TEST_UPSTREAM], stderr: 'ignore' }),
       false,
     );
-    const run = (client: Client, name: string) =>
-      measure(echo(client, name), options.samples, options.seconds, 8);
-    const http = {
-      direct: await run(direct, 'echo'),
-      gateway: await run(viaGateway, 'skill_remote_call_echo'),
+    const settings = { ...options, concurrency, gatewayPid: gateway.pid };
+    const http = await compare(
+      {
+        direct: echo(direct, 'echo'),
+        gateway: dispatch(viaModern, 'remote'),
+        gatewayLegacy: echo(viaLegacy, 'skill_remote_call_echo'),
+      },
+      settings,
+    );
+    const stdio = await compare(
+      { direct: echo(directStdio, 'echo'), gateway: echo(viaLegacy, 'skill_local_call_echo') },
+      settings,
+    );
+    return {
+      http: {
+        direct: figuresOf(http, 'direct'),
+        gateway: figuresOf(http, 'gateway'),
+        gatewayLegacy: figuresOf(http, 'gatewayLegacy'),
+      },
+      stdio: { direct: figuresOf(stdio, 'direct'), gateway: figuresOf(stdio, 'gateway') },
+      concurrency,
     };
-    const stdio = {
-      direct: await run(directStdio, 'echo'),
-      gateway: await run(viaGateway, 'skill_local_call_echo'),
-    };
-
-    // Memory per connection: one gateway with no upstream, one with many (all to the same server).
-    const count = 20;
-    const none = await startServer('gateway', empty, 'eager', 'off', { BENCH_UPSTREAMS: '[]' });
-    stops.push(none.stop);
-    const many = await startServer('gateway', empty, 'eager', 'off', {
-      BENCH_UPSTREAMS: JSON.stringify(
-        Array.from({ length: count }, (_, i) => ({ id: `u${i}`, url: upstream.url, tools: ['echo'] })),
-      ),
-    });
-    stops.push(many.stop);
-    const bytesPerUpstream = ((await serverMemory(many.url)) - (await serverMemory(none.url))) / count;
-    return { http, stdio, bytesPerUpstream, upstreamsForMemory: count };
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     for (const stop of stops) await stop();

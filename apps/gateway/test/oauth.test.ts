@@ -74,7 +74,7 @@ beforeAll(async () => {
       server: { port, public_url: origin },
       skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], async_enabled: true },
       auth: {
-        tokens: [{ name: 'static-ops', token_env: 'STATIC_OPS_TOKEN', skills: ['*'] }],
+        tokens: [{ name: 'static-ops', token_env: 'STATIC_OPS_TOKEN', skills: ['*'], admin: true }],
         oauth: {
           issuer: idp.issuer,
           required_scopes: ['mcp'],
@@ -107,6 +107,24 @@ afterAll(async () => {
 const tokenFor = (client: ProviderClient, scope: string, resource = url.href) =>
   idp.token(client, { resource, scope });
 const now = () => Math.floor(Date.now() / 1000);
+
+describe('the operator page (GET /)', () => {
+  it('never opens for an OAuth access token, even one granted every skill; a static admin token opens it', async () => {
+    const ops = await tokenFor(OPS, 'mcp');
+    // The OAuth token is good for /mcp...
+    expect((await modernList(ops, url)).status).toBe(200);
+    // ...but not for the page.
+    const refused = await fetch(`${origin}/`, { headers: { authorization: `Bearer ${ops}` } });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('NOT_ADMIN');
+    const nobody = await fetch(`${origin}/`);
+    expect(nobody.status).toBe(401);
+    expect(nobody.headers.get('www-authenticate')).toContain('resource_metadata');
+    const admin = await fetch(`${origin}/`, { headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+    expect(admin.status).toBe(200);
+    expect(await admin.text()).toContain('id="principal"');
+  });
+});
 
 describe('Protected Resource Metadata (RFC 9728)', () => {
   it('is served at the path-aware well-known URL and at the root', async () => {

@@ -182,8 +182,10 @@ describe('stdio upstreams', () => {
       reason: 'UPSTREAM_TIMEOUT',
     });
     const first = pool.call('local', 'sleep', { ms: 5000 });
-    // An echo answers at once: its timeout can only come from waiting for the one slot.
-    expect(await pool.call('local', 'echo', { text: 'waits' })).toMatchObject({
+    // The one slot is held until the first call times out, about when this one's own second is up too: it
+    // may get the slot with a moment left, so it asks for longer than a moment (an echo could still make it).
+    // Were its timeout counted from the slot rather than from its arrival, its 200 ms would fit: ok.
+    expect(await pool.call('local', 'sleep', { ms: 200 })).toMatchObject({
       ok: false,
       reason: 'UPSTREAM_TIMEOUT',
     });

@@ -22,7 +22,7 @@ export const PAGE_LIMITS = {
 /** Where the page reads what it shows; built by createGateway (docs/operator.md). */
 export interface OperatorSources {
   readonly catalogs: { readonly current: Catalog };
-  readonly disclosure: DisclosurePolicy;
+  readonly disclosure: Pick<DisclosurePolicy, 'usableSkillNames' | 'previewTools'>;
   readonly principals: PrincipalDirectory;
   /** The mode a new 2025-era session gets (skills.disclosure; client profiles may pick another). */
   readonly sessionDisclosure: Disclosure;

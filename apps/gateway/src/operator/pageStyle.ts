@@ -31,7 +31,7 @@ code{padding:0 .25rem}
 pre{padding:.6rem;white-space:pre-wrap;overflow-wrap:anywhere;margin:.3rem 0;max-height:40rem;overflow-y:auto}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
-th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+th,td{overflow-wrap:normal;text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--muted);font-weight:600;white-space:nowrap}
 .badge{display:inline-block;border-radius:999px;padding:0 .5rem;font-size:.8rem;border:1px solid currentColor}
 .ok{color:var(--ok)}.warn{color:var(--warn)}.bad{color:var(--bad)}
@@ -49,6 +49,10 @@ form.inline{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.3re
 input,select,button{font:inherit;padding:.3rem .5rem;border:1px solid var(--line);border-radius:6px;
 background:var(--card);color:var(--fg);max-width:100%}
 button{cursor:pointer}
+.badge{white-space:nowrap}
 @media (max-width:600px){main{padding:.5rem}section{padding:.6rem}dl.surfaces{grid-template-columns:1fr}
-dl.surfaces dd{margin-bottom:.3rem}}
+dl.surfaces dd{margin-bottom:.3rem}
+table,tbody,tr,td{display:block;width:100%}thead{display:none}
+tr{border-bottom:1px solid var(--line);padding:.3rem 0}td{border:0;padding:.1rem 0;overflow-wrap:anywhere}
+td::before{content:attr(data-label);display:inline-block;min-width:6rem;color:var(--muted);font-size:.85rem}}
 `;

@@ -1,5 +1,6 @@
 import { SERVER_INFO } from '../mcp/createMcpServer.js';
 import { type OperatorView, PAGE_LIMITS } from './collectOperatorView.js';
+import { dataTable } from './dataTable.js';
 import { html, SafeHtml } from './html.js';
 import { PAGE_STYLE } from './pageStyle.js';
 import { renderSkillsSection, toolList } from './renderSkillsSection.js';
@@ -17,6 +18,8 @@ const shortId = (id: string): string => (id.length > 8 ? `${id.slice(0, 8)}…` 
 
 const stateClass = (state: string): string =>
   state === 'ready' || state === 'ok' ? 'ok' : state === 'connecting' ? 'warn' : 'bad';
+
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 const more = (count: number, what: string): SafeHtml | string =>
   count > 0 ? html`<p class="more">${count} more ${what}</p>` : '';
@@ -40,12 +43,19 @@ const upstreamsSection = (view: OperatorView): SafeHtml => {
   const body =
     shown.length === 0
       ? html`<p class="muted">No upstream MCP servers are configured.</p>`
-      : html`<div class="scroll"><table><thead><tr><th>id</th><th>state</th><th>server</th><th>tools</th><th>last error</th></tr></thead><tbody>${shown.map(
-          (u) =>
-            html`<tr data-upstream="${u.id}"><td><code>${u.id}</code></td><td><span class="badge ${stateClass(u.state)}" data-state="${u.state}">${u.state}</span></td><td>${
-              u.serverInfo === undefined ? '—' : `${u.serverInfo.name} ${u.serverInfo.version ?? ''}`
-            }</td><td>${u.tools.length}</td><td class="error">${u.lastError ?? '—'}</td></tr>`,
-        )}</tbody></table></div>
+      : html`${dataTable(
+          ['id', 'state', 'server', 'tools', 'last error'],
+          shown.map((u) => ({
+            attributes: html` data-upstream="${u.id}"`,
+            cells: [
+              html`<code>${u.id}</code>`,
+              html`<span class="badge ${stateClass(u.state)}" data-state="${u.state}">${u.state}</span>`,
+              u.serverInfo === undefined ? '—' : `${u.serverInfo.name} ${u.serverInfo.version ?? ''}`,
+              u.tools.length,
+              u.lastError ?? '—',
+            ],
+          })),
+        )}
 ${shown.map(
   (u) =>
     html`<details class="skill"><summary><b>${u.id}</b> <span class="muted">${u.tools.length} tools, skill: ${u.skill}</span></summary><div class="body">${toolList(u.tools.slice(0, PAGE_LIMITS.toolsPerUpstream).map((t) => t.name))}${more(u.tools.length - PAGE_LIMITS.toolsPerUpstream, 'tools')}</div></details>`,
@@ -76,19 +86,39 @@ const sessionsSection = (view: OperatorView): SafeHtml => {
   const sessions =
     view.sessions.length === 0
       ? html`<p class="muted">No open sessions.</p>`
-      : html`<div class="scroll"><table><thead><tr><th>session</th><th>principal</th><th>client</th><th>protocol</th><th>mode</th><th>opened</th></tr></thead><tbody>${view.sessions.map(
-          (s) =>
-            html`<tr><td><code>${shortId(s.id)}</code></td><td>${s.principal}</td><td>${s.client.name} ${s.client.version}</td><td>${s.protocolVersion}</td><td>${s.disclosure}</td><td>${time(s.createdAt)}</td></tr>`,
-        )}</tbody></table></div>`;
+      : dataTable(
+          ['session', 'principal', 'client', 'protocol', 'mode', 'opened'],
+          view.sessions.map((s) => ({
+            attributes: html` data-session="${s.id.slice(0, 8)}"`,
+            cells: [
+              html`<code>${shortId(s.id)}</code>`,
+              s.principal,
+              `${s.client.name} ${s.client.version}`,
+              s.protocolVersion,
+              s.disclosure,
+              time(s.createdAt),
+            ],
+          })),
+        );
   const jobs =
     view.jobs.length === 0
       ? html`<p class="muted">No running jobs.</p>`
-      : html`<div class="scroll"><table><thead><tr><th>job</th><th>skill</th><th>script</th><th>owner</th><th>replica</th><th>started</th></tr></thead><tbody>${view.jobs.map(
-          (j) =>
-            html`<tr><td><code>${shortId(j.id)}</code></td><td>${j.skill}</td><td><code>${j.script}</code></td><td><code>${shortId(j.owner)}</code></td><td>${j.replica}</td><td>${time(j.startedAt)}</td></tr>`,
-        )}</tbody></table></div>`;
+      : dataTable(
+          ['job', 'skill', 'script', 'owner', 'replica', 'started'],
+          view.jobs.map((j) => ({
+            attributes: html` data-job="${j.id.slice(0, 8)}"`,
+            cells: [
+              html`<code>${shortId(j.id)}</code>`,
+              j.skill,
+              html`<code>${j.script}</code>`,
+              html`<code>${shortId(j.owner)}</code>`,
+              j.replica,
+              time(j.startedAt),
+            ],
+          })),
+        );
   return html`<section id="sessions"><h2>Sessions and jobs</h2>
-<p>${view.sessionsOpen} sessions open, ${view.jobsRunning} jobs running (${view.stateBackend === 'redis' ? 'all replicas' : 'this process'}).</p>
+<p>${plural(view.sessionsOpen, 'session')} open, ${plural(view.jobsRunning, 'job')} running (${view.stateBackend === 'redis' ? 'all replicas' : 'this process'}).</p>
 <h3>Most recently used sessions</h3>${sessions}${more(view.sessionsOpen - view.sessions.length, 'sessions')}
 <h3>Newest running jobs</h3>${jobs}${more(view.jobsRunning - view.jobs.length, 'running jobs')}</section>`;
 };
@@ -97,12 +127,20 @@ const callsSection = (view: OperatorView): SafeHtml => {
   const rows =
     view.calls.length === 0
       ? html`<p class="muted">No tool calls yet.</p>`
-      : html`<div class="scroll"><table><thead><tr><th>when</th><th>principal</th><th>tool</th><th>kind</th><th>outcome</th><th>ms</th></tr></thead><tbody>${view.calls.map(
-          (c) =>
-            html`<tr data-call="${c.tool}"><td>${time(c.at)}</td><td>${c.principal}</td><td><code>${c.tool}</code>${
-              c.upstream === undefined ? '' : html` <span class="muted">via ${c.upstream}</span>`
-            }</td><td>${c.kind}</td><td><span class="${c.outcome === 'ok' ? 'ok' : 'bad'}">${c.outcome}</span></td><td>${c.durationMs}</td></tr>`,
-        )}</tbody></table></div>`;
+      : dataTable(
+          ['when', 'principal', 'tool', 'kind', 'outcome', 'ms'],
+          view.calls.map((c) => ({
+            attributes: html` data-call="${c.tool}"`,
+            cells: [
+              time(c.at),
+              c.principal,
+              html`<code>${c.tool}</code>${c.upstream === undefined ? '' : html` <span class="muted">via ${c.upstream}</span>`}`,
+              c.kind,
+              html`<span class="${c.outcome === 'ok' ? 'ok' : 'bad'}">${c.outcome}</span>`,
+              c.durationMs,
+            ],
+          })),
+        );
   return html`<section id="calls"><h2>Recent tool calls</h2>
 <p class="muted">The last ${view.callsCapacity} calls this replica answered (of ${view.callsTotal} since it started), newest first; arguments are never shown.</p>${rows}</section>`;
 };

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { waitFor } from '@skillgate/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedisServer } from '../helpers/redisServer.js';
 import {
   connectClient,
   EXAMPLES_ROOT,
@@ -37,7 +38,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 const TOKENS = [
   { name: 'ops', token_env: 'OP_ADMIN', admin: true },
-  { name: 'agent', token_env: 'OP_AGENT', skills: ['csv-*', 'text-*', 'hostile'] },
+  { name: 'agent', token_env: 'OP_AGENT', skills: ['csv-*', 'text-*', 'hostile', 'sleeper'] },
   { name: 'hashed', token_sha256: sha256(HASHED_TOKEN), skills: ['brand-*'] },
 ];
 
@@ -69,6 +70,13 @@ beforeAll(async () => {
     join(extraRoot, 'hostile', 'SKILL.md'),
     '---\nname: hostile\ndescription: "<img src=x onerror=alert(1)><script>alert(2)</script> & friends"\n---\nBody.\n',
   );
+  // A skill whose script runs until cancelled: a job the page lists as running.
+  await mkdir(join(extraRoot, 'sleeper', 'scripts'), { recursive: true });
+  await writeFile(
+    join(extraRoot, 'sleeper', 'SKILL.md'),
+    '---\nname: sleeper\ndescription: Sleeps.\n---\nRun wait.sh.\n',
+  );
+  await writeFile(join(extraRoot, 'sleeper', 'scripts', 'wait.sh'), 'sleep 60\n');
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -185,15 +193,20 @@ describe('the operator page at GET /', () => {
     const file = join(work, 'principal.yaml');
     await writeFile(file, JSON.stringify(config));
     const gw = await gateway(config);
-    for (const name of ['agent', 'hashed', 'anonymous']) {
+    // Each CLI run starts tsx (seconds on a busy machine): a token by env, one by hash, and anonymous, each
+    // once, on the session surface for two of them and the 2026-07-28 surface for the third.
+    const cases = [
+      ['agent', 'session', []],
+      ['hashed', 'session', []],
+      ['anonymous', 'modern', ['--disclosure', 'catalog']],
+    ] as const;
+    for (const [name, surface, extra] of cases) {
       const { page, status } = await open(`${gw.base}/?as=${name}`, { token: ADMIN_TOKEN });
       expect(status).toBe(200);
-      const session = await namesIn(page, '[data-tools="session"]');
-      const modern = await namesIn(page, '[data-tools="modern"]');
-      expect(session.length, name).toBeGreaterThan(0);
-      expect(session).toEqual((await cli('tools', '--config', file, '--token', name)).trim().split('\n'));
-      expect(modern).toEqual(
-        (await cli('tools', '--config', file, '--token', name, '--disclosure', 'catalog')).trim().split('\n'),
+      const shown = await namesIn(page, `[data-tools="${surface}"]`);
+      expect(shown.length, name).toBeGreaterThan(0);
+      expect(shown).toEqual(
+        (await cli('tools', '--config', file, '--token', name, ...extra)).trim().split('\n'),
       );
     }
     // The agent's globs narrow it to its own skills.
@@ -201,6 +214,7 @@ describe('the operator page at GET /', () => {
     expect((await namesIn(page, '[data-tools="session"]')).sort()).toEqual([
       'skill_csv-tools_get_info',
       'skill_hostile_get_info',
+      'skill_sleeper_get_info',
       'skill_text-stats_get_info',
     ]);
   }, 120_000);
@@ -268,8 +282,8 @@ describe('the operator page at GET /', () => {
       const row = page.locator('tr[data-upstream="remote"]');
       const result = {
         state: await row.locator('[data-state]').getAttribute('data-state'),
-        tools: Number(await row.locator('td').nth(3).textContent()),
-        error: (await row.locator('td.error').textContent()) ?? '',
+        tools: Number(await row.locator('td[data-label="tools"]').textContent()),
+        error: (await row.locator('td[data-label="last error"]').textContent()) ?? '',
       };
       await page.close();
       return result;
@@ -301,6 +315,70 @@ describe('the operator page at GET /', () => {
     expect(await row.textContent()).toContain('agent');
     expect(await page.content()).not.toContain('argument-marker-31337');
   });
+
+  it('shows the open sessions and the running jobs with their counts, ids cut short', async () => {
+    const gw = await gateway(tokensConfig());
+    const client = await connectClient(gw.url, { token: AGENT_TOKEN, name: 'page-watcher' });
+    await client.client.callTool({ name: 'skill_sleeper_get_info', arguments: {} });
+    const started = await client.client.callTool({ name: 'skill_sleeper_run_async_wait_sh', arguments: {} });
+    const jobId = (started.structuredContent as { job_id: string }).job_id;
+    const sessionId = client.transport.sessionId ?? '';
+    expect(sessionId.length).toBeGreaterThan(8);
+
+    const { page } = await open(`${gw.base}/`, { token: ADMIN_TOKEN });
+    const section = (await page.locator('section#sessions').textContent()) ?? '';
+    expect(section).toContain('1 session open, 1 job running');
+    const session = page.locator(`tr[data-session="${sessionId.slice(0, 8)}"]`);
+    expect(await session.textContent()).toMatch(/agent.*page-watcher/);
+    const job = page.locator(`tr[data-job="${jobId.slice(0, 8)}"]`);
+    expect(await job.textContent()).toContain('scripts/wait.sh');
+    // A session id (with its token) resumes the session, a job id reads its output: neither is on the page whole.
+    const dom = await page.content();
+    expect(dom).not.toContain(sessionId);
+    expect(dom).not.toContain(jobId);
+    await client.client.callTool({ name: 'skill_cancel_async', arguments: { job_id: jobId } });
+    await client.close();
+  });
+
+  it('with Redis, shows the sessions and jobs of every replica, and the recent calls of its own', async () => {
+    const redis: RedisServer = await startRedisServer();
+    try {
+      const shared = {
+        ...tokensConfig(),
+        state: { backend: 'redis', key_prefix: `op-${Date.now()}:` },
+      };
+      const redisEnv = { ...ENV, SKILLGATE_REDIS_URL: redis.url };
+      const a = await startTestGateway(shared, redisEnv);
+      gateways.push(a);
+      const b = await startTestGateway(shared, redisEnv);
+      gateways.push(b);
+      const client = await connectClient(a.url, { token: AGENT_TOKEN, name: 'on-replica-a' });
+      await client.client.callTool({ name: 'skill_sleeper_get_info', arguments: {} });
+      const started = await client.client.callTool({
+        name: 'skill_sleeper_run_async_wait_sh',
+        arguments: {},
+      });
+      const jobId = (started.structuredContent as { job_id: string }).job_id;
+      const sessionId = client.transport.sessionId ?? '';
+
+      const onB = (await open(`${b.base}/`, { token: ADMIN_TOKEN })).page;
+      expect(await onB.locator('section#sessions').textContent()).toContain(
+        '1 session open, 1 job running (all replicas)',
+      );
+      expect(await onB.locator(`tr[data-session="${sessionId.slice(0, 8)}"]`).count()).toBe(1);
+      expect(await onB.locator(`tr[data-job="${jobId.slice(0, 8)}"]`).count()).toBe(1);
+      // The calls were answered by A: B's ring has none of them.
+      expect(await onB.locator('tr[data-call]').count()).toBe(0);
+      const onA = (await open(`${a.base}/`, { token: ADMIN_TOKEN })).page;
+      expect(await onA.locator('tr[data-call="skill_sleeper_get_info"]').count()).toBe(1);
+
+      await client.client.callTool({ name: 'skill_cancel_async', arguments: { job_id: jobId } });
+      await client.close();
+    } finally {
+      await Promise.all(gateways.splice(0).map((g) => g.close()));
+      await redis.close();
+    }
+  }, 60_000);
 
   it('fits a phone: no horizontal overflow at 390x844, every part open', async () => {
     const http = await startHttpUpstream();
