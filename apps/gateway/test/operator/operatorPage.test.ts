@@ -4,10 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from '@skillgate/testkit';
+import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../helpers/redisServer.js';
 import {
   connectClient,
   EXAMPLES_ROOT,
