@@ -1,6 +1,6 @@
 import { type LogFormat, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import type { ScriptRunner } from '@skillgate/runner';
-import { createJobRegistry, createStateBackend, type EventBus, type StateEvent } from '@skillgate/state';
+import { createJobRegistry, type EventBus, type StateEvent } from '@skillgate/state';
 import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -12,6 +12,7 @@ import { followCatalogChanges } from './compose/followCatalogChanges.js';
 import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings.js';
 import { operatorPageOptions } from './compose/operatorPageOptions.js';
 import { startScripts } from './compose/startScripts.js';
+import { startSharedState } from './compose/startSharedState.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -27,8 +28,6 @@ import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
 import { createToolHandlers } from './tools/toolHandlers.js';
 import { createGatewayUpstreamPool, upstreamReadiness } from './upstreams/createGatewayUpstreamPool.js';
-
-const STATE_STARTUP_WAIT_MS = 5000;
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -114,32 +113,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
 
   let sessions: LiveSessions | undefined;
   // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
-  const state = createStateBackend({
-    backend: config.state.backend,
-    redisUrl: env[config.state.redis_url_env],
-    keyPrefix: config.state.key_prefix,
-    sessions: {
-      ttlMs: config.sessions.ttl_seconds * 1000,
-      maxSessions: config.sessions.max_sessions,
-      maxPerPrincipal: config.sessions.max_per_principal,
-      onExpire: (session) => {
-        log.info({ session: session.id }, 'session expired');
-        void sessions?.close(session.id, 'expired');
-      },
-      // A DELETE on any replica ends the session's copies on every replica (their GET streams end).
-      onDeleted: (session) => {
-        void sessions?.close(session.id, 'deleted');
-      },
-    },
-    jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
-    rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
-    onError: (error) => log.warn({ err: error }, 'shared state error'),
+  const state = await startSharedState({
+    config,
+    env,
+    log,
+    onSessionEnded: (id, why) => void sessions?.close(id, why),
   });
-  // A replica that listened before its Redis connection was up would answer its first requests 503: give Redis
-  // a few seconds at start-up; after that, start anyway (not ready until it is reachable).
-  if (!(await state.waitUntilReady(STATE_STARTUP_WAIT_MS))) {
-    log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');
-  }
   // With Redis, a request reads its unlocks with its session (one round trip); memory needs no snapshot.
   const store =
     state.backend === 'redis'

@@ -1,0 +1,48 @@
+import type { SkillgateConfig } from '@skillgate/config';
+import { createStateBackend } from '@skillgate/state';
+import type { FastifyBaseLogger } from 'fastify';
+
+const STATE_STARTUP_WAIT_MS = 5000;
+
+/** Options of startSharedState. */
+export interface StartSharedStateOptions {
+  readonly config: SkillgateConfig;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly log: FastifyBaseLogger;
+  /** A stored session ended: it expired, or a DELETE reached some replica (its copies here close). */
+  readonly onSessionEnded: (id: string, why: 'expired' | 'deleted') => void;
+}
+
+/**
+ * What replicas share, from `state.backend`: this process, or Redis (docs/scale-out.md). Redis gets a few
+ * seconds at start-up, so a replica does not answer its first requests 503; after that the gateway starts
+ * anyway and is not ready until Redis is reachable.
+ */
+export async function startSharedState(
+  options: StartSharedStateOptions,
+): Promise<ReturnType<typeof createStateBackend>> {
+  const { config, env, log } = options;
+  const state = createStateBackend({
+    backend: config.state.backend,
+    redisUrl: env[config.state.redis_url_env],
+    keyPrefix: config.state.key_prefix,
+    sessions: {
+      ttlMs: config.sessions.ttl_seconds * 1000,
+      maxSessions: config.sessions.max_sessions,
+      maxPerPrincipal: config.sessions.max_per_principal,
+      onExpire: (session) => {
+        log.info({ session: session.id }, 'session expired');
+        options.onSessionEnded(session.id, 'expired');
+      },
+      // A DELETE on any replica ends the session's copies on every replica (their GET streams end).
+      onDeleted: (session) => options.onSessionEnded(session.id, 'deleted'),
+    },
+    jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
+    rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
+    onError: (error) => log.warn({ err: error }, 'shared state error'),
+  });
+  if (!(await state.waitUntilReady(STATE_STARTUP_WAIT_MS))) {
+    log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');
+  }
+  return state;
+}
