@@ -1,9 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/testGateway.js';
-
-const SRC = join(REPO_ROOT, 'apps/gateway/src');
+import { gatewaySourceLines } from './helpers/sourceLines.js';
 
 // The composition root (createGateway.ts and the config -> settings translation in compose/) and the CLI.
 const READERS = ['createGateway.ts', 'compose/', 'cli.ts', 'cli/'];
@@ -16,23 +12,13 @@ const READS: readonly RegExp[] = [
   /\bconfig\.[a-z_]+\b/,
 ];
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name));
-}
-
 describe('typed options, no runtime bag', () => {
   it('lets only the composition root and the CLI read the config: every other module gets plain typed options', async () => {
-    const leaks: string[] = [];
-    for (const file of await sourceFiles(SRC)) {
-      const path = relative(SRC, file);
-      if (READERS.some((reader) => path === reader || (reader.endsWith('/') && path.startsWith(reader))))
-        continue;
-      const lines = (await readFile(file, 'utf8')).split('\n');
-      lines.forEach((line, index) => {
-        if (READS.some((pattern) => pattern.test(line))) leaks.push(`${path}:${index + 1}: ${line.trim()}`);
-      });
-    }
+    const isReader = (path: string) =>
+      READERS.some((reader) => path === reader || (reader.endsWith('/') && path.startsWith(reader)));
+    const leaks = (await gatewaySourceLines())
+      .filter((line) => !isReader(line.path) && READS.some((pattern) => pattern.test(line.text)))
+      .map((line) => `${line.path}:${line.number}: ${line.text.trim()}`);
     expect(leaks).toEqual([]);
   });
 });

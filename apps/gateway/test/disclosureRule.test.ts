@@ -1,9 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/testGateway.js';
-
-const SRC = join(REPO_ROOT, 'apps/gateway/src');
+import { gatewaySourceLines } from './helpers/sourceLines.js';
 
 // What deciding visibility looks like in code: reading a principal's allow-list, building a tool view
 // (listTools / access with a disclosure mode, unlocks and an allow-list) or reading a session's unlocks.
@@ -19,23 +15,12 @@ const DECISIONS: readonly RegExp[] = [
 // decorator that keeps a request's unlocks (it stores them; it decides nothing).
 const ALLOWED = ['disclosure/', 'auth/accessPolicy.ts', 'legacy/withUnlockSnapshots.ts'];
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name));
-}
-
 describe('the disclosure rule', () => {
   it('is decided only in disclosure/: no other gateway module reads allow-lists, unlocks or builds tool views', async () => {
-    const leaks: string[] = [];
-    for (const file of await sourceFiles(SRC)) {
-      const path = relative(SRC, file);
-      if (ALLOWED.some((allowed) => path.startsWith(allowed))) continue;
-      const lines = (await readFile(file, 'utf8')).split('\n');
-      lines.forEach((line, index) => {
-        if (DECISIONS.some((pattern) => pattern.test(line)))
-          leaks.push(`${path}:${index + 1}: ${line.trim()}`);
-      });
-    }
+    const leaks = (await gatewaySourceLines())
+      .filter((line) => !ALLOWED.some((allowed) => line.path.startsWith(allowed)))
+      .filter((line) => DECISIONS.some((pattern) => pattern.test(line.text)))
+      .map((line) => `${line.path}:${line.number}: ${line.text.trim()}`);
     expect(leaks).toEqual([]);
   });
 });
