@@ -7,82 +7,26 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
-import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
-import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
+import { DirectCalls } from './directCalls.js';
+import { isCancellation, isRequest, isResponse, toJsonRpcMessage } from './jsonRpcShapes.js';
+import {
+  boundedResponse,
+  DEFAULT_LIMITS,
+  KEEP_ALIVE_MS,
+  type NativeTransportLimits,
+  type PostExchange,
+  SSE_HEADERS,
+  sseEvent,
+} from './postExchange.js';
+import type { SessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** A session transport the Fastify route can hand a raw request to (the SDK's transport has the same shape). */
 export interface SessionTransport extends Transport {
   handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
 }
 
-// One POST: its request ids, which of them are answered, and how the reply is being written.
-interface PostExchange {
-  readonly res: ServerResponse;
-  readonly ids: readonly RequestId[];
-  /** Ids answered so far. */
-  readonly responses: Set<RequestId>;
-  /** `pending` until the first message: a lone response then goes out as plain JSON, anything else as SSE. */
-  mode: 'pending' | 'sse' | 'done';
-  readonly batch: boolean;
-  /** Bytes of responses sent on this exchange so far: a batch shares one response byte bound. */
-  bytes: number;
-  /** A batch's messages not yet handed to the Server: they run one at a time (see dispatchNext). */
-  readonly queue: JSONRPCMessage[];
-}
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-const KEEP_ALIVE_MS = 15_000;
-
-/** Bounds the transport enforces on what one POST may cost. */
-export interface NativeTransportLimits {
-  /** Most messages in a JSON-RPC batch (only revision 2025-03-26 has batches). */
-  readonly maxBatch: number;
-  /**
-   * Largest response to one POST (a batch's answers together); a larger result is answered with an error
-   * instead. Also the most output a client may leave unread on one stream before it is closed.
-   */
-  readonly maxResponseBytes: number;
-}
-
-const DEFAULT_LIMITS: NativeTransportLimits = { maxBatch: 16, maxResponseBytes: 16 * 1024 * 1024 };
-
-const isCancellation = (
-  m: JSONRPCMessage,
-): m is JSONRPCMessage & { method: 'notifications/cancelled'; params: { requestId?: unknown } } =>
-  'method' in m && m.method === 'notifications/cancelled' && !('id' in m);
-
-const sseEvent = (json: string): string => `event: message\ndata: ${json}\n\n`;
-
 /** The only revision that allowed JSON-RPC batches (they were removed in 2025-06-18). */
 const BATCH_REVISION = '2025-03-26';
-
-/**
- * The envelope check of a JSON-RPC 2.0 message, returning it with only the members JSON-RPC defines
- * (an unknown extra top-level key would make the SDK drop the message unanswered). Params are validated
- * by the SDK's Server against each method's schema, so a full schema parse here would validate twice.
- */
-function toJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const m = value as Record<string, unknown>;
-  if (m.jsonrpc !== '2.0') return undefined;
-  const validId = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
-  const clean: Record<string, unknown> = { jsonrpc: '2.0' };
-  for (const key of ['id', 'method', 'params', 'result', 'error']) if (key in m) clean[key] = m[key];
-  if (typeof m.method === 'string') return !('id' in m) || validId ? (clean as JSONRPCMessage) : undefined;
-  return validId && ('result' in m || 'error' in m) ? (clean as JSONRPCMessage) : undefined;
-}
-
-// Structural checks, not schema parses: incoming messages were validated once on arrival, and outgoing
-// ones come from the SDK's Server (re-parsing a large tools/list result per send would be costly).
-const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } =>
-  'method' in m && 'id' in m;
-const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
-  !('method' in m) && 'id' in m;
 
 /**
  * MCP streamable HTTP (server side) written against node:http directly, implementing the SDK's
@@ -105,9 +49,16 @@ export class NativeHttpTransport implements SessionTransport {
   private revision: string | undefined;
   private readonly limits: NativeTransportLimits;
   /** The session's direct path (sessionDirectAnswers.ts); set before the first request arrives. */
-  direct: SessionDirectAnswers | undefined;
-  /** Requests on the direct path still running, so that a client's cancellation reaches them. */
-  private readonly directCalls = new Map<RequestId, AbortController>();
+  set direct(answers: SessionDirectAnswers) {
+    this.directCalls.answers = answers;
+  }
+  /** Requests on the direct path, answered through this transport as the Server would answer them. */
+  private readonly directCalls = new DirectCalls({
+    send: (message, options) => this.send(message, options),
+    sendRendered: (id, json) => this.sendRendered(id, json),
+    toServer: (message) => this.onmessage?.(message),
+    onError: (error) => this.onerror?.(error),
+  });
 
   constructor(sessionId: string, limits: NativeTransportLimits = DEFAULT_LIMITS) {
     this.sessionId = sessionId;
@@ -216,48 +167,8 @@ export class NativeHttpTransport implements SessionTransport {
    * request's exchange, nothing after a cancellation, and related notifications on the same stream.
    */
   private dispatch(message: JSONRPCMessage): void {
-    if (isCancellation(message)) {
-      const requestId = message.params.requestId;
-      if (typeof requestId === 'string' || typeof requestId === 'number') {
-        this.directCalls.get(requestId)?.abort(message.params);
-      }
-    } else if (isRequest(message) && this.direct !== undefined && this.revision !== undefined) {
-      const id = message.id;
-      const controller = new AbortController();
-      const answer = this.direct(message, {
-        signal: controller.signal,
-        // As the Server writes a notification: envelope first, on the request's own stream.
-        notify: (notification) =>
-          this.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage, { relatedRequestId: id }),
-      });
-      if (answer !== undefined) {
-        this.directCalls.set(id, controller);
-        const settled = () => {
-          if (this.directCalls.get(id) === controller) this.directCalls.delete(id);
-          return !controller.signal.aborted;
-        };
-        answer
-          .then(
-            (result) => {
-              if (!settled()) return;
-              if (result instanceof RenderedResult) return this.sendRendered(id, result.json);
-              return this.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
-            },
-            (error: unknown) => {
-              if (error === SDK_PATH) {
-                settled();
-                this.onmessage?.(message);
-                return;
-              }
-              if (settled()) return this.send({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
-            },
-          )
-          .catch((error: unknown) =>
-            this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-          );
-        return;
-      }
-    }
+    if (isCancellation(message)) this.directCalls.cancel(message.params);
+    else if (isRequest(message) && this.revision !== undefined && this.directCalls.take(message)) return;
     this.onmessage?.(message);
   }
 
@@ -305,17 +216,22 @@ export class NativeHttpTransport implements SessionTransport {
     const relatedId = response ? message.id : options?.relatedRequestId;
     const exchange = relatedId === undefined ? undefined : this.exchanges.get(relatedId);
     // Serialized once: the size bound, SSE and plain JSON all use this string.
-    this.deliver(this.bounded(message, exchange?.bytes ?? 0), response, relatedId, exchange);
+    const json = JSON.stringify(message);
+    const bounded = boundedResponse(
+      json,
+      response ? message.id : undefined,
+      this.limits.maxResponseBytes,
+      exchange?.bytes ?? 0,
+    );
+    this.deliver(bounded, response, relatedId, exchange);
   }
 
   /** Sends a response whose result is already JSON (the direct path's rendered lists), as send would. */
   private sendRendered(id: RequestId, result: string): void {
     const exchange = this.exchanges.get(id);
     const json = `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-    const budget = this.limits.maxResponseBytes - (exchange?.bytes ?? 0);
-    const fits = json.length * 3 <= budget || Buffer.byteLength(json) <= budget;
     this.deliver(
-      fits ? json : this.tooLarge(id, Buffer.byteLength(json), exchange?.bytes ?? 0),
+      boundedResponse(json, id, this.limits.maxResponseBytes, exchange?.bytes ?? 0),
       true,
       id,
       exchange,
@@ -368,29 +284,6 @@ export class NativeHttpTransport implements SessionTransport {
     if (res.writableLength > this.limits.maxResponseBytes) res.destroy();
   }
 
-  /**
-   * The message as JSON; a result that would take the POST's answers past the byte bound becomes an
-   * error, so no answer (or batch of answers) can exhaust memory.
-   */
-  private bounded(message: JSONRPCMessage, sentBefore: number): string {
-    const json = JSON.stringify(message);
-    const budget = this.limits.maxResponseBytes - sentBefore;
-    // Bytes are at least the string length: only long strings need the exact count.
-    if (json.length * 3 <= budget || !isResponse(message)) return json;
-    const bytes = Buffer.byteLength(json);
-    if (bytes <= budget) return json;
-    return this.tooLarge(message.id, bytes, sentBefore);
-  }
-
-  /** The error that replaces a result past the byte bound. */
-  private tooLarge(id: RequestId, bytes: number, sentBefore: number): string {
-    const error = new GatewayError(
-      'RESPONSE_TOO_LARGE',
-      `Response too large: ${bytes} bytes (limit ${this.limits.maxResponseBytes}${sentBefore > 0 ? ` for the whole batch, ${sentBefore} already sent` : ''})`,
-    );
-    return JSON.stringify(error.toJsonRpc(id));
-  }
-
   private noteRevision(message: JSONRPCMessage): void {
     const result = 'result' in message ? (message.result as { protocolVersion?: unknown }) : undefined;
     if (typeof result?.protocolVersion === 'string') this.revision = result.protocolVersion;
@@ -406,8 +299,7 @@ export class NativeHttpTransport implements SessionTransport {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
-    for (const controller of this.directCalls.values()) controller.abort();
-    this.directCalls.clear();
+    this.directCalls.abortAll();
     this.standalone?.end();
     this.standalone = undefined;
     for (const exchange of new Set(this.exchanges.values())) {

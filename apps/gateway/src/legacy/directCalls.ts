@@ -1,0 +1,78 @@
+import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
+import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
+import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
+
+/** Where a direct call's answer goes: the session's transport. */
+export interface DirectCallSink {
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
+  /** A response whose result is already JSON. */
+  sendRendered(id: RequestId, json: string): void;
+  /** Hands a message to the session's SDK Server after all. */
+  toServer(message: JSONRPCMessage): void;
+  onError(error: Error): void;
+}
+
+/**
+ * The requests of one session on its direct path (sessionDirectAnswers.ts), kept until answered so that a
+ * client's `notifications/cancelled` reaches their handlers: as with the SDK's Server, a cancelled request's
+ * handler sees its signal abort and no answer follows; a closed session aborts them all.
+ */
+export class DirectCalls {
+  /** The session's direct path; until set, every request goes to the Server. */
+  answers: SessionDirectAnswers | undefined;
+  private readonly running = new Map<RequestId, AbortController>();
+
+  constructor(private readonly sink: DirectCallSink) {}
+
+  /** Answers `message` on the direct path if it is one of its requests; false leaves it to the Server. */
+  take(message: JSONRPCMessage & { id: RequestId; method: string }): boolean {
+    if (this.answers === undefined) return false;
+    const { id } = message;
+    const controller = new AbortController();
+    const answer = this.answers(message, {
+      signal: controller.signal,
+      // As the Server writes a notification: envelope first, on the request's own stream.
+      notify: (notification) =>
+        this.sink.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage, { relatedRequestId: id }),
+    });
+    if (answer === undefined) return false;
+    this.running.set(id, controller);
+    const settled = () => {
+      if (this.running.get(id) === controller) this.running.delete(id);
+      return !controller.signal.aborted;
+    };
+    answer
+      .then(
+        (result) => {
+          if (!settled()) return;
+          if (result instanceof RenderedResult) return this.sink.sendRendered(id, result.json);
+          return this.sink.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+        },
+        (error: unknown) => {
+          if (error === SDK_PATH) {
+            settled();
+            this.sink.toServer(message);
+            return;
+          }
+          if (settled()) return this.sink.send({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
+        },
+      )
+      .catch((error: unknown) =>
+        this.sink.onError(error instanceof Error ? error : new Error(String(error))),
+      );
+    return true;
+  }
+
+  /** A client's cancellation: the named request's handler sees its signal abort. */
+  cancel(params: { requestId?: unknown }): void {
+    const { requestId } = params;
+    if (typeof requestId === 'string' || typeof requestId === 'number')
+      this.running.get(requestId)?.abort(params);
+  }
+
+  /** The session closed: every running handler sees its signal abort. */
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort();
+    this.running.clear();
+  }
+}
