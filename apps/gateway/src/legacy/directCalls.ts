@@ -64,8 +64,9 @@ export class DirectCalls {
   }
 
   /** A client's cancellation: the named request's handler sees its signal abort. */
-  cancel(params: { requestId?: unknown }): void {
-    const { requestId } = params;
+  cancel(params: { requestId?: unknown } | undefined): void {
+    // A malformed cancellation (no params) names nothing: the Server ignores it too.
+    const requestId = params?.requestId;
     if (typeof requestId === 'string' || typeof requestId === 'number')
       this.running.get(requestId)?.abort(params);
   }

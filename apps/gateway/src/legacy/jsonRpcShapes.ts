@@ -31,5 +31,5 @@ export const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: Reque
 /** A client's `notifications/cancelled`. */
 export const isCancellation = (
   m: JSONRPCMessage,
-): m is JSONRPCMessage & { method: 'notifications/cancelled'; params: { requestId?: unknown } } =>
+): m is JSONRPCMessage & { method: 'notifications/cancelled'; params?: { requestId?: unknown } } =>
   'method' in m && m.method === 'notifications/cancelled' && !('id' in m);

@@ -178,6 +178,13 @@ describe("a 2025-era session's direct path", () => {
     await expect(pending).rejects.toThrow();
     // The run (which ignores SIGTERM) is stopped: the cancellation reached the handler's signal.
     await waitFor(async () => (await running()) === 0, { timeoutMs: 15_000 });
+    // A cancellation without params names nothing and breaks nothing.
+    const bare = await fetch(direct.url, {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-session-id': direct.session, 'mcp-protocol-version': REVISION },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled' }),
+    });
+    expect(bare.status).toBe(202);
     // The session still answers.
     const after = await client.callTool({ name: 'skill_csv-tools_get_info', arguments: {} });
     expect(after.isError).not.toBe(true);
