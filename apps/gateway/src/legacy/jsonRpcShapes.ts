@@ -9,7 +9,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
  * (an unknown extra top-level key would make the SDK drop the message unanswered). Params are validated
  * by the SDK's Server against each method's schema, so a full schema parse here would validate twice.
  */
-export function toJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
+function toJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== '2.0') return undefined;
@@ -33,3 +33,44 @@ export const isCancellation = (
   m: JSONRPCMessage,
 ): m is JSONRPCMessage & { method: 'notifications/cancelled'; params?: { requestId?: unknown } } =>
   'method' in m && m.method === 'notifications/cancelled' && !('id' in m);
+
+/** The only revision that allowed JSON-RPC batches (they were removed in 2025-06-18). */
+const BATCH_REVISION = '2025-03-26';
+
+/** What a session knows when a POST arrives. */
+export interface PostContext {
+  /** The revision the session negotiated; undefined before initialize. */
+  readonly revision: string | undefined;
+  readonly initialized: boolean;
+  /** Most messages in a JSON-RPC batch. */
+  readonly maxBatch: number;
+}
+
+/**
+ * The messages of a POST body, or why the POST is refused (-32600): a batch outside a 2025-03-26 session or
+ * outside 1..maxBatch, a message that is not JSON-RPC 2.0, an initialize that is not alone or not the first.
+ */
+export function postedMessages(
+  body: unknown,
+  context: PostContext,
+): { readonly messages: JSONRPCMessage[]; readonly batch: boolean } | { readonly refusal: string } {
+  const batch = Array.isArray(body);
+  const raw: unknown[] = batch ? body : [body];
+  if (batch && context.revision !== BATCH_REVISION) {
+    return { refusal: `JSON-RPC batches are not part of MCP ${context.revision ?? 'before initialize'}` };
+  }
+  if (batch && (raw.length === 0 || raw.length > context.maxBatch)) {
+    return { refusal: `a batch must hold 1 to ${context.maxBatch} messages` };
+  }
+  const messages: JSONRPCMessage[] = [];
+  for (const item of raw) {
+    const message = toJsonRpcMessage(item);
+    if (message === undefined) return { refusal: 'not a JSON-RPC 2.0 message' };
+    messages.push(message);
+  }
+  const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
+  if (initializes > 0 && (context.initialized || messages.length > 1)) {
+    return { refusal: 'initialize must come alone, once per session' };
+  }
+  return { messages, batch };
+}

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
 import { DirectCalls } from './directCalls.js';
-import { isCancellation, isRequest, isResponse, toJsonRpcMessage } from './jsonRpcShapes.js';
+import { isCancellation, isRequest, isResponse, postedMessages } from './jsonRpcShapes.js';
 import {
   boundedResponse,
   DEFAULT_LIMITS,
@@ -24,9 +24,6 @@ import type { SessionDirectAnswers } from './sessionDirectAnswers.js';
 export interface SessionTransport extends Transport {
   handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
 }
-
-/** The only revision that allowed JSON-RPC batches (they were removed in 2025-06-18). */
-const BATCH_REVISION = '2025-03-26';
 
 /**
  * MCP streamable HTTP (server side) written against node:http directly, implementing the SDK's
@@ -102,34 +99,17 @@ export class NativeHttpTransport implements SessionTransport {
       );
       return;
     }
-    const batch = Array.isArray(body);
-    const raw: unknown[] = batch ? body : [body];
-    if (
-      batch &&
-      (this.revision !== BATCH_REVISION || raw.length === 0 || raw.length > this.limits.maxBatch)
-    ) {
-      const why =
-        this.revision !== BATCH_REVISION
-          ? `JSON-RPC batches are not part of MCP ${this.revision ?? 'before initialize'}`
-          : `a batch must hold 1 to ${this.limits.maxBatch} messages`;
-      this.error(res, 'INVALID_REQUEST', `Invalid Request: ${why}`);
+    const posted = postedMessages(body, {
+      revision: this.revision,
+      initialized: this.initialized,
+      maxBatch: this.limits.maxBatch,
+    });
+    if ('refusal' in posted) {
+      this.error(res, 'INVALID_REQUEST', `Invalid Request: ${posted.refusal}`);
       return;
     }
-    const messages: JSONRPCMessage[] = [];
-    for (const item of raw) {
-      const message = toJsonRpcMessage(item);
-      if (message === undefined) {
-        this.error(res, 'INVALID_REQUEST', 'Invalid Request: not a JSON-RPC 2.0 message');
-        return;
-      }
-      messages.push(message);
-    }
-    const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
-    if (initializes > 0 && (this.initialized || messages.length > 1)) {
-      this.error(res, 'INVALID_REQUEST', 'Invalid Request: initialize must come alone, once per session');
-      return;
-    }
-    if (initializes > 0) this.initialized = true;
+    const { messages, batch } = posted;
+    if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.initialized = true;
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
