@@ -29,7 +29,9 @@ export async function startServer(
     [
       '--expose-gc',
       '--max-old-space-size=8192',
-      '--conditions=@skillgate/source',
+      // The servers run the built packages (`pnpm bench` builds first): what is measured is what ships, not
+      // tsx's on-the-fly transform of the sources. BENCH_SOURCE=1 measures the sources instead.
+      ...(process.env.BENCH_SOURCE === '1' ? ['--conditions=@skillgate/source'] : []),
       '--import',
       'tsx',
       join(here, 'servers.ts'),

@@ -116,6 +116,19 @@ describe('readServedFile with the catalog cache (files/servedFileCache.ts)', () 
     expect(second.bytes).toBe(first.bytes);
   });
 
+  it('hits that arrive together share one check of the file: all get the kept bytes, and a later change is still seen', async () => {
+    const { dir, file } = await scanned({ 'a.md': 'hello\n' }, 'a.md');
+    const cache = cacheOf();
+    const first = await readServedFile(file, { maxBytes: 100, cache });
+    const together = await Promise.all(
+      Array.from({ length: 20 }, () => readServedFile(file, { maxBytes: 100, cache })),
+    );
+    for (const read of together) expect(read.bytes).toBe(first.bytes);
+    // The shared check is over once it settled: the next hit checks again and sees the rewrite.
+    await writeFile(join(dir, 'a.md'), 'HELLO\n');
+    expect(await codeOf(readServedFile(file, { maxBytes: 100, cache }))).toBe('FILE_CHANGED');
+  });
+
   it('a file rewritten in place with other bytes of the same size: FILE_CHANGED, never the kept copy', async () => {
     const { dir, file } = await scanned({ 'a.md': 'hello\n' }, 'a.md');
     const cache = cacheOf();

@@ -38,6 +38,8 @@ interface Kept {
   readonly ino: number;
   readonly mtimeMs: number;
   readonly ctimeMs: number;
+  /** The stat under way for this entry, if any: whether the file on disk is still the kept one. */
+  check?: Promise<boolean>;
 }
 
 const sameFile = (kept: Kept, now: Stats, size: number): boolean =>
@@ -63,18 +65,25 @@ export function createServedFileCache(
     async get(file, fileOptions = {}) {
       const entry = kept.get(file);
       if (entry === undefined) return undefined;
-      let now: Stats;
-      try {
-        now = await boundedFileOp(file.absolutePath, () => stat(file.absolutePath), fileOptions);
-      } catch {
-        // Gone, unreadable or stuck: the full read says which, with its own error.
-        drop(file, entry);
+      // A hit that arrives while a stat of the file is under way shares that stat instead of starting its own:
+      // under load most hits share one, and no verdict is older than the stat that was running on arrival.
+      let check = entry.check;
+      if (check === undefined) {
+        check = boundedFileOp(file.absolutePath, () => stat(file.absolutePath), fileOptions).then(
+          (now) => sameFile(entry, now, file.size),
+          // Gone, unreadable or stuck: the full read says which, with its own error.
+          () => false,
+        );
+        entry.check = check;
+        void check.then(() => {
+          entry.check = undefined;
+        });
+      }
+      if (!(await check)) {
+        if (kept.get(file) === entry) drop(file, entry);
         return undefined;
       }
-      if (!sameFile(entry, now, file.size)) {
-        drop(file, entry);
-        return undefined;
-      }
+      if (kept.get(file) !== entry) return undefined;
       kept.delete(file);
       kept.set(file, entry);
       return entry.bytes;
