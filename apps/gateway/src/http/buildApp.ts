@@ -13,6 +13,7 @@ import type { BearerAuth } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
+import { LazyAbort } from '../mcp/lazyAbort.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -223,7 +224,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       reply.hijack();
       if (route.era === 'modern-direct') {
         // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
-        const answer = await deps.modern.answer(principal, route.request);
+        // As on the SDK's path, a client that goes away before its answer aborts the call (a run stops).
+        const abort = new LazyAbort();
+        const raw = reply.raw;
+        if (route.request.method === 'tools/call')
+          raw.once('close', () => {
+            if (!raw.writableFinished) abort.abort();
+          });
+        const answer = await deps.modern.answer(principal, route.request, abort);
         metrics.inc('skillgate_modern_requests_total', {
           path: answer === undefined ? 'sdk' : 'direct',
         });

@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
+import { LazyAbort } from '../mcp/lazyAbort.js';
 import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
 import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
 
@@ -20,7 +21,7 @@ export interface DirectCallSink {
 export class DirectCalls {
   /** The session's direct path; until set, every request goes to the Server. */
   answers: SessionDirectAnswers | undefined;
-  private readonly running = new Map<RequestId, AbortController>();
+  private readonly running = new Map<RequestId, LazyAbort>();
 
   constructor(private readonly sink: DirectCallSink) {}
 
@@ -28,9 +29,11 @@ export class DirectCalls {
   take(message: JSONRPCMessage & { id: RequestId; method: string }): boolean {
     if (this.answers === undefined) return false;
     const { id } = message;
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const answer = this.answers(message, {
-      signal: controller.signal,
+      get signal() {
+        return controller.signal;
+      },
       // As the Server writes a notification: envelope first, on the request's own stream.
       notify: (notification) =>
         this.sink.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage, { relatedRequestId: id }),
@@ -39,7 +42,7 @@ export class DirectCalls {
     this.running.set(id, controller);
     const settled = () => {
       if (this.running.get(id) === controller) this.running.delete(id);
-      return !controller.signal.aborted;
+      return !controller.aborted;
     };
     answer
       .then(

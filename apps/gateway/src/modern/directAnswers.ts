@@ -1,5 +1,6 @@
 import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { LazyAbort } from '../mcp/lazyAbort.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
@@ -28,8 +29,15 @@ export interface DirectAnswersOptions {
   };
 }
 
-/** Answers a direct request with the full JSON-RPC response body; undefined hands it to the SDK's path. */
-export type DirectAnswers = (principal: Principal, request: DirectRequest) => Promise<string | undefined>;
+/**
+ * Answers a direct request with the full JSON-RPC response body; undefined hands it to the SDK's path.
+ * `abort` is the request's: aborted when the client goes away before the answer (as the SDK's path does).
+ */
+export type DirectAnswers = (
+  principal: Principal,
+  request: DirectRequest,
+  abort: LazyAbort,
+) => Promise<string | undefined>;
 
 /** Renders kept per catalog at most (a bound for gateways with very many principals; then they start over). */
 const MAX_RENDERED_PER_CATALOG = 10_000;
@@ -74,7 +82,7 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
     return JSON.stringify(stamped);
   };
 
-  const answer = async (principal: Principal, request: DirectRequest): Promise<string> => {
+  const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string> => {
     switch (request.method) {
       case 'tools/call': {
         const handler = options.toolCallHandler(principal);
@@ -87,7 +95,12 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
             },
           },
           // A plain request carries no progressToken, so nothing is ever sent before the result.
-          { signal: new AbortController().signal, notify: async () => {} },
+          {
+            get signal() {
+              return abort.signal;
+            },
+            notify: async () => {},
+          },
         );
         return encode(validToolResult(result));
       }
@@ -110,7 +123,7 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
     }
   };
 
-  return async (principal, request) => {
+  return async (principal, request, abort) => {
     if (
       request.method === 'tools/list' ||
       request.method === 'server/discover' ||
@@ -127,7 +140,7 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
         : `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
     }
     try {
-      return `{"result":${await answer(principal, request)},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
+      return `{"result":${await answer(principal, request, abort)},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
     } catch (error) {
       return errorBody(request.id, error);
     }

@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerParts, SERVER_INFO } from '../mcp/createMcpServer.js';
+import type { LazyAbort } from '../mcp/lazyAbort.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { createDirectAnswers } from './directAnswers.js';
@@ -24,7 +25,7 @@ export interface ModernEndpoint {
    * The whole JSON-RPC answer to a plain hot request, exactly as the SDK's path would write it, without the
    * SDK's per-request server (directAnswers.ts); undefined when the SDK's path must answer it.
    */
-  answer(principal: Principal, request: DirectRequest): Promise<string | undefined>;
+  answer(principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string | undefined>;
   /** Publishes tools/list_changed to every open subscriptions/listen stream. */
   toolsChanged(): void;
   /** Publishes resources/list_changed (skill entries changed) to every open subscriptions/listen stream. */
@@ -152,11 +153,11 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
   });
   // Only page boundaries of skills/list are rendered once (they bound what is kept); other cursors take the
   // SDK's path, which answers or refuses them.
-  const answer = async (principal: Principal, request: DirectRequest) =>
+  const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort) =>
     request.method === 'skills/list' &&
     pageStartOf(skills.view(principal).entries, request.cursor) === undefined
       ? undefined
-      : direct(principal, request);
+      : direct(principal, request, abort);
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {
     onerror: (error) => log.error({ err: error }, 'modern request failed'),
   });

@@ -143,7 +143,11 @@ function createToolCallHandler(
         );
       }
       const done = await callTool(options, audience, called, request.params.arguments, {
-        signal: ctx.signal,
+        // Read only by calls that can be cancelled (runs, upstream calls): the direct paths make a signal
+        // only when it is asked for (mcp/lazyAbort.ts).
+        get signal() {
+          return ctx.signal;
+        },
         notifyToolsChanged: async () => {
           // Armed before the notification goes out: the client's tools/list may come back at once.
           heldUntilRelisted = relist?.expect();

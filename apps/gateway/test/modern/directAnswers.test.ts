@@ -1,9 +1,10 @@
 import { parseConfig } from '@skillgate/config';
+import { waitFor } from '@skillgate/testkit';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
-import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
 
 // The direct path (src/modern/directAnswers.ts) answers plain 2026-07-28 hot requests without the SDK's
 // per-request server. It must write exactly what the SDK's path writes: two gateways on one catalog, one with
@@ -124,7 +125,10 @@ const REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
 
 async function start(directAnswers: boolean): Promise<{ gateway: Gateway; url: URL }> {
   const config = parseConfig(
-    { skills: { roots: [EXAMPLES_ROOT], prompts: true, async_enabled: true } },
+    {
+      skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], prompts: true, async_enabled: true },
+      scripts: { sandbox: 'off' },
+    },
     { baseDir: REPO_ROOT },
   );
   const gateway = await createGateway(config, {
@@ -204,5 +208,41 @@ describe('the direct 2026-07-28 path', () => {
     );
     expect(mismatch.status).toBe(400);
     expect(await directCount(direct.url)).toBe(before);
+  });
+
+  it('a client that hangs up before its answer stops the run it asked for, as on the SDK path', async () => {
+    const running = async (url: URL) => {
+      const text = await (await fetch(new URL('/metrics', url))).text();
+      return Number(/skillgate_scripts_running (\d+)/.exec(text)?.[1] ?? -1);
+    };
+    for (const gateway of [direct, sdk]) {
+      const hangUp = new AbortController();
+      const pending = fetch(gateway.url, {
+        method: 'POST',
+        signal: hangUp.signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'run_skill_script',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'run_skill_script',
+            arguments: { skill: 'gateway-probe', path: 'scripts/hang.sh' },
+            _meta: META,
+          },
+        }),
+      });
+      await waitFor(async () => (await running(gateway.url)) === 1);
+      hangUp.abort();
+      await expect(pending).rejects.toThrow();
+      // hang.sh ignores SIGTERM and sleeps 600 s: only the call's abort (a kill of its process group) ends it.
+      await waitFor(async () => (await running(gateway.url)) === 0, { timeoutMs: 15_000 });
+    }
   });
 });
