@@ -7,11 +7,13 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSession, LiveSessions } from '../legacy/liveSessions.js';
-import { type DirectRequest, directRequestOf } from '../modern/directRequest.js';
+import { type DirectRequest, directRequestOf, type PlainRequest } from '../modern/directRequest.js';
 import { BATCH_REFUSED } from './jsonBodyParser.js';
 
 /** The revisions of the 2026 era this gateway serves: what server/discover lists. */
 const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
+/** Envelopes remembered as accepted at most (routeRequest's memo; a client has one). */
+const MAX_ACCEPTED_ENVELOPES = 256;
 /** Every revision of both eras, newest first. */
 const ALL_REVISIONS: readonly string[] = [...MODERN_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
@@ -54,6 +56,16 @@ export type RequestRouter = (
  */
 export function createRequestRouter(options: RequestRouterOptions): RequestRouter {
   const { sessions } = options;
+  // Envelopes (`_meta` as JSON) the SDK's classifier accepted on a plain request: a client sends the same one
+  // with every request, and for a plain request (directRequest.ts) the classifier's verdict depends on nothing
+  // else, so it is asked once per envelope instead of three schema guesses and an envelope parse per request.
+  // Bounded: cleared when full, so distinct envelopes cost a classification each, never memory.
+  const acceptedEnvelopes = new Set<string>();
+  const accepted = (plain: PlainRequest) => {
+    if (acceptedEnvelopes.size >= MAX_ACCEPTED_ENVELOPES) acceptedEnvelopes.clear();
+    acceptedEnvelopes.add(plain.envelopeKey);
+    return { era: 'modern-direct' as const, request: plain.request };
+  };
   return async (request, principal, sessionId) => {
     if (sessionId !== '') {
       const session = await sessions.find(sessionId, principal);
@@ -75,6 +87,10 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
+    const plain = options.direct
+      ? directRequestOf(body, header, { prompts: options.prompts, revisions: MODERN_REVISIONS })
+      : undefined;
+    if (plain !== undefined && acceptedEnvelopes.has(plain.envelopeKey)) return accepted(plain);
     const outcome = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: header('mcp-protocol-version'),
@@ -95,10 +111,9 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
       // taking the SDK's slow path (docs/limits.md, "Cursors").
       throw new GatewayError('INVALID_ARGUMENTS', 'Invalid params: unknown cursor (tools/list has one page)');
     }
-    if (outcome.kind === 'modern') {
-      const direct = options.direct ? directRequestOf(outcome, header, options.prompts) : undefined;
-      if (direct !== undefined) return { era: 'modern-direct' as const, request: direct };
-    }
+    // A plain request the classifier routes to the modern side: its envelope is valid.
+    if (plain !== undefined && outcome.kind === 'modern' && outcome.messageKind === 'request')
+      return accepted(plain);
     if (outcome.kind !== 'legacy') {
       const listen =
         outcome.kind === 'modern' &&

@@ -1,5 +1,3 @@
-import type { InboundModernRoute } from '@modelcontextprotocol/server';
-
 /**
  * The 2026-07-28 methods answered on the direct path (docs/protocol-eras.md, "Hot paths"): the gateway calls
  * the same handler the SDK's per-request server would, and writes the answer the SDK would write.
@@ -63,25 +61,37 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const isId = (value: unknown): value is string | number =>
   typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 
+/** The top-level keys of a plain request body. */
+const BODY_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/** A plain request, and its envelope as JSON (what the SDK's envelope check depends on). */
+export interface PlainRequest {
+  readonly request: DirectRequest;
+  readonly envelopeKey: string;
+}
+
 /**
- * The direct request a classified 2026-07-28 message is, or undefined when the SDK's path must answer it:
- * only requests the SDK would hand to its handler unchanged qualify — the served revision in header and
- * envelope, the standard headers present and equal to the body, a well-formed envelope with no other
- * `_meta`, and exactly the params the handler reads, well-typed. Every rejection, every unusual but valid
- * spelling (an encoded Mcp-Name, a progressToken, a tools/list cursor) stays the SDK's to answer.
+ * The direct request a 2026-07-28 message is, or undefined when the SDK's path must answer it: only requests
+ * the SDK would hand to its handler unchanged qualify — a JSON-RPC request with nothing else in the body, a
+ * served revision in header and envelope, the standard headers present and equal to the body, an envelope
+ * with no other `_meta`, and exactly the params the handler reads, well-typed. Every rejection, every unusual
+ * but valid spelling (an encoded Mcp-Name, a progressToken, a tools/list cursor) stays the SDK's to answer.
+ * Whether the envelope's values are valid is the SDK's call (routeRequest.ts asks it once per envelope).
  */
 export function directRequestOf(
-  outcome: InboundModernRoute,
+  body: unknown,
   header: (name: string) => string | undefined,
-  prompts: boolean,
-): DirectRequest | undefined {
-  if (outcome.messageKind !== 'request') return undefined;
-  const { method, id } = outcome.message;
-  if (!DIRECT.has(method) || !isId(id) || (method === 'prompts/get' && !prompts)) return undefined;
+  options: { readonly prompts: boolean; readonly revisions: readonly string[] },
+): PlainRequest | undefined {
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0') return undefined;
+  for (const key in body) if (!BODY_KEYS.has(key)) return undefined;
+  const { method, id, params } = body;
+  if (typeof method !== 'string' || !DIRECT.has(method) || !isId(id)) return undefined;
+  if (method === 'prompts/get' && !options.prompts) return undefined;
   const direct = method as DirectMethod;
-  const revision = outcome.classification.revision;
-  if (header('mcp-protocol-version') !== revision || header('mcp-method') !== method) return undefined;
-  const params = outcome.message.params;
+  const revision = header('mcp-protocol-version');
+  if (revision === undefined || !options.revisions.includes(revision) || header('mcp-method') !== method)
+    return undefined;
   if (!isPlainObject(params)) return undefined;
   const allowed = PARAMS[direct];
   for (const key of Object.keys(params)) if (key !== '_meta' && !allowed.includes(key)) return undefined;
@@ -89,7 +99,16 @@ export function directRequestOf(
   const nameField = NAME_FIELD[method];
   const name = header('mcp-name');
   if (nameField === undefined ? name !== undefined : name !== params[nameField]) return undefined;
+  const request = requestOf(direct, id, params);
+  return request === undefined ? undefined : { request, envelopeKey: JSON.stringify(params._meta) };
+}
 
+/** The direct request of a method, from params whose keys were checked; undefined when one is mistyped. */
+function requestOf(
+  direct: DirectMethod,
+  id: string | number,
+  params: Record<string, unknown>,
+): DirectRequest | undefined {
   switch (direct) {
     case 'tools/list':
     case 'server/discover':
@@ -113,7 +132,7 @@ export function directRequestOf(
 }
 
 /** The envelope of a plain request: the served revision, well-formed client info and capabilities, nothing more. */
-function isPlainEnvelope(meta: unknown, revision: string | undefined): boolean {
+function isPlainEnvelope(meta: unknown, revision: string): boolean {
   if (!isPlainObject(meta)) return false;
   for (const key of Object.keys(meta)) if (!ENVELOPE_KEYS.has(key)) return false;
   if (meta['io.modelcontextprotocol/protocolVersion'] !== revision) return false;

@@ -210,6 +210,41 @@ describe('the direct 2026-07-28 path', () => {
     expect(await directCount(direct.url)).toBe(before);
   });
 
+  it('an envelope the SDK refuses is refused exactly as the SDK path does, also once a valid one is remembered', async () => {
+    const getInfo = (meta: Record<string, unknown>): Sent => ({
+      method: 'tools/call',
+      params: { name: 'skill_csv-tools_get_info', arguments: {}, _meta: meta },
+      name: 'skill_csv-tools_get_info',
+    });
+    // Remembered: the next requests with this envelope skip the classifier (src/http/routeRequest.ts).
+    expect((await send(direct.url, getInfo({}), 1)).status).toBe(200);
+    const before = await directCount(direct.url);
+    const refused = [
+      { 'io.modelcontextprotocol/clientCapabilities': { sampling: 5 } },
+      { 'io.modelcontextprotocol/clientCapabilities': { roots: { listChanged: 'yes' } } },
+      { 'io.modelcontextprotocol/clientInfo': { name: 'direct-test', version: 1 } },
+      { 'io.modelcontextprotocol/clientInfo': { name: 'direct-test', version: '1', title: 7 } },
+      { 'io.modelcontextprotocol/clientCapabilities': [] },
+    ];
+    for (const [at, meta] of refused.entries()) {
+      const [mine, theirs] = [
+        await send(direct.url, getInfo(meta), at),
+        await send(sdk.url, getInfo(meta), at),
+      ];
+      expect(mine).toEqual(theirs);
+      expect(mine.status).toBe(400);
+    }
+    // A valid envelope of another client takes the direct path after its first classification.
+    const other = { 'io.modelcontextprotocol/clientInfo': { name: 'other', version: '2', title: 'Other' } };
+    const [mine, theirs] = [
+      await send(direct.url, getInfo(other), 9),
+      await send(sdk.url, getInfo(other), 9),
+    ];
+    expect(mine).toEqual(theirs);
+    expect(mine.status).toBe(200);
+    expect(await directCount(direct.url)).toBe(before + 1);
+  });
+
   it('a client that hangs up before its answer stops the run it asked for, as on the SDK path', async () => {
     const running = async (url: URL) => {
       const text = await (await fetch(new URL('/metrics', url))).text();
