@@ -48,4 +48,4 @@ export {
   RUN_SKILL_SCRIPT_TOOL,
 } from './names/toolNames.js';
 export { SkillsError } from './skillsError.js';
-export type { UpstreamSnapshot, UpstreamTool } from './upstreams/upstreamTypes.js';
+export type { UpstreamSnapshot, UpstreamState, UpstreamTool } from './upstreams/upstreamTypes.js';

@@ -1,5 +1,6 @@
 import type { ProcessGuard } from '@skillgate/runner';
-import type { UpstreamDefinition, UpstreamPool, UpstreamPoolOptions, UpstreamSnapshot } from './types.js';
+import type { UpstreamSnapshot } from '@skillgate/skills';
+import type { UpstreamDefinition, UpstreamPool, UpstreamPoolOptions } from './types.js';
 import type { UpstreamConnection } from './upstreamConnection.js';
 
 /**

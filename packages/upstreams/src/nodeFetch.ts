@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createNodeFetch. */
 export interface NodeFetchOptions {
@@ -13,13 +14,6 @@ export interface NodeFetch {
   readonly fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
   /** Closes every connection it keeps (in-flight requests end through their abort signal). */
   close(): void;
-}
-
-/** A response body larger than NodeFetchOptions.maxBodyBytes. */
-export class ResponseTooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`the upstream's response is larger than ${limit} bytes`);
-  }
 }
 
 /**
@@ -88,7 +82,12 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
           if (size > options.maxBodyBytes) {
             done();
             response.destroy();
-            reject(new ResponseTooLargeError(options.maxBodyBytes));
+            reject(
+              new UpstreamsError(
+                'RESPONSE_TOO_LARGE',
+                `the upstream's response is larger than ${options.maxBodyBytes} bytes`,
+              ),
+            );
             return;
           }
           chunks.push(chunk);

@@ -1,27 +1,4 @@
-/** One tool of an upstream, as its tools/list described it (plain data). */
-export interface UpstreamTool {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly inputSchema: Readonly<Record<string, unknown>>;
-  readonly outputSchema?: Readonly<Record<string, unknown>>;
-  readonly annotations?: Readonly<Record<string, unknown>>;
-}
-
-/** Connection state of one upstream. */
-export type UpstreamState = 'connecting' | 'ready' | 'down';
-
-/** What the catalog is built from: one upstream's state and (narrowed) tools; the last known tools while down. */
-export interface UpstreamSnapshot {
-  readonly id: string;
-  readonly skill: 'auto' | 'none';
-  readonly description?: string;
-  readonly state: UpstreamState;
-  readonly lastError?: string;
-  readonly instructions?: string;
-  readonly serverInfo?: { readonly name: string; readonly title?: string; readonly version?: string };
-  readonly tools: readonly UpstreamTool[];
-}
+import type { UpstreamSnapshot } from '@skillgate/skills';
 
 /** Why a call failed; each becomes `structuredContent.reason` of a tool error. */
 export type UpstreamFailureReason =

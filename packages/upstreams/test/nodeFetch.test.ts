@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeFetch, type NodeFetch, ResponseTooLargeError } from '../src/nodeFetch.js';
+import { createNodeFetch, type NodeFetch } from '../src/nodeFetch.js';
+import { UpstreamsError } from '../src/upstreamsError.js';
 
 const servers: Server[] = [];
 const fetches: NodeFetch[] = [];
@@ -79,7 +80,9 @@ describe('createNodeFetch', () => {
 
   it('refuses a body over the cap without reading it all', async () => {
     const server = await rawServer((socket) => socket.write(json(`"${'x'.repeat(4096)}"`)));
-    await expect(post(fetchOf(1024), server.url)).rejects.toBeInstanceOf(ResponseTooLargeError);
+    const refused = post(fetchOf(1024), server.url);
+    await expect(refused).rejects.toBeInstanceOf(UpstreamsError);
+    await expect(refused).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE' });
   });
 
   it('streams an event stream as it comes, and an abort ends it', async () => {

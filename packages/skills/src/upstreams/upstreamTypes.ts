@@ -8,7 +8,14 @@ export interface UpstreamTool {
   readonly annotations?: Readonly<Record<string, unknown>>;
 }
 
-/** What the catalog knows of one configured upstream MCP server when it is built (docs/upstreams.md). */
+/** Connection state of one upstream MCP server. */
+export type UpstreamState = 'connecting' | 'ready' | 'down';
+
+/**
+ * What the catalog knows of one configured upstream MCP server when it is built (docs/upstreams.md). The
+ * upstream pool (@skillgate/upstreams) produces it; it lives here, with the catalog that reads it, because
+ * every library may depend on this package and this package on none of them.
+ */
 export interface UpstreamSnapshot {
   /** The configured `id` (a-z0-9-): names its auto skill and its `mcp__<id>__<tool>` bindings. */
   readonly id: string;
@@ -16,7 +23,7 @@ export interface UpstreamSnapshot {
   readonly skill: 'auto' | 'none';
   /** The configured description of its auto skill. */
   readonly description?: string;
-  readonly state: 'connecting' | 'ready' | 'down';
+  readonly state: UpstreamState;
   /** Why it is down (or why the last attempt failed). */
   readonly lastError?: string;
   /** The upstream's initialize `instructions`. */

@@ -1,0 +1,133 @@
+import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { CallSlots } from './callSlots.js';
+import { describeError } from './describeError.js';
+import { isConnectionLoss } from './isConnectionLoss.js';
+import type { ProgressRelay } from './progressRelay.js';
+import type { UpstreamCallOptions, UpstreamCallResult, UpstreamDefinition } from './types.js';
+import type { UpstreamStatus } from './upstreamStatus.js';
+import { UpstreamsError } from './upstreamsError.js';
+
+/** What one call needs of its connection. */
+export interface UpstreamCallContext {
+  readonly definition: UpstreamDefinition;
+  readonly status: UpstreamStatus;
+  /** The connected client, if any, when the call came in. */
+  readonly client: Client | undefined;
+  readonly slots: CallSlots;
+  readonly progress: ProgressRelay;
+  /** The byte bound of one message from the upstream (an HTTP answer over it is not read). */
+  readonly maxMessageBytes: number;
+  /** This call saw the connection go away: the upstream goes down and is retried. */
+  readonly lost: (reason: string) => void;
+}
+
+/** One call: the tool, its arguments, and the caller's signal and progress handler. */
+export interface UpstreamCallRequest extends UpstreamCallOptions {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+}
+
+/**
+ * Calls one tool of a connected upstream, bounded by its timeout (waiting for a slot included), its
+ * max_concurrent slots and max_result_bytes. Every outcome is an UpstreamCallResult; nothing is thrown.
+ */
+export async function callUpstreamTool(
+  context: UpstreamCallContext,
+  request: UpstreamCallRequest,
+): Promise<UpstreamCallResult> {
+  const { definition, status, client } = context;
+  const { tool } = request;
+  if (status.state !== 'ready' || client === undefined) {
+    const why = status.lastError === undefined ? '' : `: ${status.lastError}`;
+    return unavailable(`upstream ${definition.id} is ${status.state}${why}`);
+  }
+  if (!status.exposes(tool)) {
+    return { ok: false, reason: 'UPSTREAM_ERROR', message: `upstream ${definition.id} has no tool ${tool}` };
+  }
+  const deadline = Date.now() + definition.timeoutSeconds * 1000;
+  const release = await context.slots.acquire(deadline, request.signal);
+  if (release === undefined) {
+    if (request.signal?.aborted === true) return cancelled();
+    return {
+      ok: false,
+      reason: 'UPSTREAM_TIMEOUT',
+      message: `no free slot of upstream ${definition.id} within ${definition.timeoutSeconds} s (max_concurrent ${definition.maxConcurrent})`,
+    };
+  }
+  const progressToken =
+    request.onProgress === undefined ? undefined : context.progress.open(request.onProgress);
+  try {
+    const result = await client.callTool(
+      {
+        name: tool,
+        arguments: request.args,
+        ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+      },
+      {
+        timeout: Math.max(1, deadline - Date.now()),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      },
+    );
+    const size = Buffer.byteLength(JSON.stringify(result));
+    if (size > definition.maxResultBytes) {
+      return {
+        ok: false,
+        reason: 'RESULT_TOO_LARGE',
+        message: `the result of ${definition.id}/${tool} has ${size} bytes, over max_result_bytes ${definition.maxResultBytes}`,
+      };
+    }
+    const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+    return {
+      ok: true,
+      result: {
+        content,
+        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+        ...(result.isError === true ? { isError: true } : {}),
+      },
+    };
+  } catch (error) {
+    return failure(context, { request, error });
+  } finally {
+    if (progressToken !== undefined) context.progress.release(progressToken);
+    release();
+  }
+}
+
+// Why a sent call has no result; only a lost connection changes the upstream's state.
+function failure(
+  context: UpstreamCallContext,
+  failed: { readonly request: UpstreamCallRequest; readonly error: unknown },
+): UpstreamCallResult {
+  const { definition } = context;
+  const { request, error } = failed;
+  const { tool } = request;
+  if (request.signal?.aborted === true) return cancelled();
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return {
+      ok: false,
+      reason: 'UPSTREAM_TIMEOUT',
+      message: `upstream ${definition.id} did not answer ${tool} within ${definition.timeoutSeconds} s`,
+    };
+  }
+  if (error instanceof ProtocolError) return { ok: false, reason: 'UPSTREAM_ERROR', message: error.message };
+  if (error instanceof UpstreamsError && error.code === 'RESPONSE_TOO_LARGE') {
+    return {
+      ok: false,
+      reason: 'RESULT_TOO_LARGE',
+      message: `the answer of ${definition.id}/${tool} is larger than ${context.maxMessageBytes} bytes, over max_result_bytes ${definition.maxResultBytes}`,
+    };
+  }
+  if (isConnectionLoss(error)) {
+    context.lost(describeError(error));
+    return unavailable(`upstream ${definition.id} went away during the call: ${describeError(error)}`);
+  }
+  return { ok: false, reason: 'UPSTREAM_ERROR', message: describeError(error) };
+}
+
+function unavailable(message: string): UpstreamCallResult {
+  return { ok: false, reason: 'UPSTREAM_UNAVAILABLE', message };
+}
+
+function cancelled(): UpstreamCallResult {
+  return { ok: false, reason: 'UPSTREAM_ERROR', message: 'the call was cancelled' };
+}

@@ -1,0 +1,71 @@
+import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import type { ProcessGuard } from '@skillgate/runner';
+import type { NodeFetch } from './nodeFetch.js';
+import { createStderrLines } from './stderrLines.js';
+import { createStdioServerTransport } from './stdioServerTransport.js';
+import type { UpstreamDefinition } from './types.js';
+import { UpstreamsError } from './upstreamsError.js';
+
+/** Options of createUpstreamTransport. */
+export interface UpstreamTransportOptions {
+  readonly definition: UpstreamDefinition;
+  /** Where header values and env_from come from (the gateway's environment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Working directory of a stdio server. */
+  readonly cwd: string;
+  readonly guard: () => Promise<ProcessGuard>;
+  /** HTTP upstreams: the connection's kept-alive fetch. */
+  readonly http: NodeFetch | undefined;
+  /** Largest message read from a stdio server. */
+  readonly maxMessageBytes: number;
+  readonly stderrBytesPerMinute: number;
+  /** Each line of a stdio server's stderr within the rate bound. */
+  readonly stderrLine: (line: string) => void;
+}
+
+// Scrubbed environment of a stdio server: these from the gateway, plus env_from.
+const INHERITED_ENV = ['PATH', 'HOME', 'LANG'] as const;
+
+/**
+ * The transport of one connect attempt: streamable HTTP with the configured headers, or a stdio server
+ * spawned with exactly its scrubbed environment. Throws UpstreamsError ENV_NOT_SET when a variable the
+ * config names is missing, before anything is sent or spawned.
+ */
+export async function createUpstreamTransport(options: UpstreamTransportOptions): Promise<Transport> {
+  const { definition } = options;
+  if (definition.url !== undefined) {
+    const headers: Record<string, string> = {};
+    for (const [header, variable] of Object.entries(definition.headersFromEnv ?? {})) {
+      const value = options.env[variable];
+      // An empty header value is no credential.
+      if (value === undefined || value === '') throw notSet(variable, `header ${header}`);
+      headers[header] = value;
+    }
+    return new StreamableHTTPClientTransport(new URL(definition.url), {
+      requestInit: { headers },
+      ...(options.http === undefined ? {} : { fetch: options.http.fetch }),
+    });
+  }
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = options.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  for (const [name, variable] of Object.entries(definition.envFrom ?? {})) {
+    const value = options.env[variable];
+    if (value === undefined) throw notSet(variable, `env_from ${name}`);
+    env[name] = value;
+  }
+  return createStdioServerTransport({
+    command: definition.command ?? [],
+    env,
+    cwd: options.cwd,
+    guard: await options.guard(),
+    maxMessageBytes: options.maxMessageBytes,
+    onStderr: createStderrLines({ bytesPerMinute: options.stderrBytesPerMinute, log: options.stderrLine }),
+  });
+}
+
+function notSet(variable: string, usedFor: string): UpstreamsError {
+  return new UpstreamsError('ENV_NOT_SET', `environment variable ${variable} is not set (${usedFor})`);
+}
