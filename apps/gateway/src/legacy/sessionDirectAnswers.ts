@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
+import { isRenderedOnce, jsonOf } from '../mcp/renderedJson.js';
 import { readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallContext, ToolCallHandler, ToolListHandler } from '../tools/toolHandlers.js';
@@ -92,7 +93,11 @@ export function createSessionDirectAnswers(options: SessionDirectOptions): Sessi
             params: args === undefined ? { name } : { name, arguments: args },
           },
           ctx,
-        ).then(validToolResult);
+        ).then((result) => {
+          const valid = validToolResult(result);
+          // A result built once (get_info's) is written as JSON once too (mcp/renderedJson.ts).
+          return isRenderedOnce(valid) ? new RenderedResult(jsonOf(valid)) : valid;
+        });
       }
       case 'resources/read':
         if (!isPlainObject(params) || !onlyKeys(params, ['uri']) || typeof params.uri !== 'string')

@@ -7,13 +7,27 @@ import {
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
+import { isRenderedOnce, renderOnce } from './renderedJson.js';
 
 // What the SDK's Server does to a handler's answer before it writes it, for the direct paths of both eras
 // (modern/directAnswers.ts, legacy/sessionDirectAnswers.ts): the same checks and shapes, so the bytes are
 // the SDK's. Tests hold both paths byte-equal to the SDK's (directAnswers.test.ts, sessionDirect.test.ts).
 
+// Registered results (mcp/renderedJson.ts) are deep-frozen, so their checked form is kept, and written once.
+const checkedOnce = new WeakMap<object, Record<string, unknown>>();
+
 /** The SDK validates every tools/call result with its schema (and answers with what the schema returns). */
 export function validToolResult(result: CallToolResult): Record<string, unknown> {
+  if (!isRenderedOnce(result)) return checkedToolResult(result);
+  let checked = checkedOnce.get(result);
+  if (checked === undefined) {
+    checked = renderOnce(checkedToolResult(result));
+    checkedOnce.set(result, checked);
+  }
+  return checked;
+}
+
+function checkedToolResult(result: CallToolResult): Record<string, unknown> {
   const normalized = result.content === undefined ? { ...result, content: [] } : result;
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized);
   if (checked instanceof Promise || checked.issues !== undefined) {

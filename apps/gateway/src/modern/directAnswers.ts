@@ -1,6 +1,7 @@
 import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { LazyAbort } from '../mcp/lazyAbort.js';
+import { objectJsonOf } from '../mcp/renderedJson.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
@@ -79,7 +80,8 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
       meta === undefined
         ? { ...result, resultType: 'complete', ...cache, _meta: serverMeta }
         : { ...result, resultType: 'complete', ...cache, _meta: { ...(meta as object), ...serverMeta } };
-    return JSON.stringify(stamped);
+    // Written key by key: the large values (instructions, a skill, a prompt) are written once (renderedJson.ts).
+    return objectJsonOf(stamped);
   };
 
   const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string> => {

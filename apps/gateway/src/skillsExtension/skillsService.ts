@@ -10,9 +10,11 @@ import {
   type SkillSource,
   SkillsExtension,
 } from '@modelcontextprotocol/server/ext/skills';
+import type { SkillPrompt } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import { renderOnce } from '../mcp/renderedJson.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { CatalogSource } from '../reload/catalogSource.js';
 import type { ReadLimits } from '../tools/toolResults.js';
@@ -138,15 +140,22 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
     return extension;
   };
 
+  const promptResults = new WeakMap<SkillPrompt, GetPromptResult>();
   const getPrompt = (principal: Principal, name: string): GetPromptResult => {
     const prompt = view(principal).promptsByName.get(name);
     // Another principal's prompt answers exactly like a nonexistent one.
     if (prompt === undefined)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
-    return {
-      description: prompt.description,
-      messages: [{ role: 'user', content: { type: 'text', text: prompt.text } }],
-    };
+    let result = promptResults.get(prompt);
+    if (result === undefined) {
+      // The same for every request until the catalog changes: built once, written as JSON once.
+      result = renderOnce({
+        description: prompt.description,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text } }],
+      });
+      promptResults.set(prompt, result);
+    }
+    return result;
   };
 
   const attachPrompts = (mcp: McpServer, principal: Principal) => {

@@ -3,6 +3,7 @@ import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import { renderOnce } from '../mcp/renderedJson.js';
 import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
@@ -47,7 +48,8 @@ function buildView(
   // The library's entries are deep-frozen and in wire shape: shared, never copied.
   const entries = [...catalog.extension.entries]
     .filter(([skill]) => mayUse(skill))
-    .map(([, entry]) => entry as Skill)
+    // Registered to be written as JSON once: skills/get answers with the entry itself (mcp/renderedJson.ts).
+    .map(([, entry]) => renderOnce(entry as Skill))
     .sort(byUri);
   const prompts = [...catalog.prompts.values()].filter((prompt) => mayUse(prompt.skill));
   const view: SkillsView = Object.freeze({

@@ -10,6 +10,7 @@ import {
 } from '@skillgate/skills';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
+import { renderOnce } from '../mcp/renderedJson.js';
 import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
@@ -185,7 +186,25 @@ async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResul
     // One notification, on this request's stream, so clients without a GET stream get it too.
     if (effect.notify) await call.extras.notifyToolsChanged();
   }
-  return { content: [{ type: 'text', text: parts.disclosure.infoText(entry, audience) }] };
+  return infoResult(entry, parts.disclosure.infoText(entry, audience));
+}
+
+// get_info results per skill entry and text (one per disclosure mode): the same for every call until the
+// catalog changes, so each is built once and written as JSON once (mcp/renderedJson.ts).
+const infoResults = new WeakMap<CatalogSkill, Map<string, CallToolResult>>();
+
+function infoResult(entry: CatalogSkill, text: string): CallToolResult {
+  let byText = infoResults.get(entry);
+  if (byText === undefined) {
+    byText = new Map();
+    infoResults.set(entry, byText);
+  }
+  let result = byText.get(text);
+  if (result === undefined) {
+    result = renderOnce({ content: [{ type: 'text' as const, text }] });
+    byText.set(text, result);
+  }
+  return result;
 }
 
 function listFiles(entry: CatalogSkill): CallToolResult {
