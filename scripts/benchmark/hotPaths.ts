@@ -194,7 +194,9 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
         params: { name: `skill_${SKILL}_get_info`, arguments: {} },
       });
     const results: HotPathResult[] = [];
-    for (const path of PATHS) {
+    // BENCH_PATHS=text: only the paths whose "era label" contains it (e.g. "legacy", "modern tools/call").
+    const only = process.env.BENCH_PATHS ?? '';
+    for (const path of PATHS.filter((p) => `${p.era} ${p.label}`.includes(only))) {
       const answer = await capture(gateway.url, path, ids[0] ?? '');
       await fetch(`${ceiling.url}/__bench/replay`, {
         method: 'PUT',

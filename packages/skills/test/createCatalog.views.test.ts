@@ -215,6 +215,25 @@ describe('createCatalog: what each view lists', () => {
     expect(unlocked[0]).toBe(sync.listTools(view('namespaced'))[0]);
   });
 
+  it('gives sessions that unlocked the same skills one namespaced list, whatever order they unlocked them in', () => {
+    const first = sync.listTools(view('namespaced', ['gamma', 'alpha']));
+    expect(sync.listTools(view('namespaced', ['alpha', 'gamma']))).toBe(first);
+    // An unlocked skill the view may not use is not part of what identifies the list.
+    expect(sync.listTools(view('namespaced', ['alpha', 'gamma', 'nope']))).toBe(first);
+    const other = sync.listTools(view('namespaced', ['alpha']));
+    expect(other).not.toBe(first);
+    expect(names(sync, view('namespaced', ['gamma', 'alpha']))).toEqual(first.map((t) => t.name));
+    // Per allowed set: a filtered view never gets an unfiltered view's list.
+    const allowed = new Set(['alpha']);
+    const filtered = sync.listTools({
+      disclosure: 'namespaced',
+      unlocked: new Set(['alpha', 'gamma']),
+      allowed,
+    });
+    expect(filtered.map((t) => t.name)).not.toContain('skill_gamma_run_g_py');
+    expect(filtered).not.toBe(first);
+  });
+
   it('describes load_skill with the skills of the view only', () => {
     const loadSkill = (allowed?: string[]) =>
       async.listTools(view('universal', [], allowed)).find((t) => t.name === LOAD_SKILL_TOOL)?.description ??

@@ -237,7 +237,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         });
         if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
         else {
-          reply.raw.writeHead(200, { 'content-type': 'application/json' });
+          reply.raw.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(answer),
+          });
           reply.raw.end(answer);
         }
       } else if (route.era === 'modern') {

@@ -248,7 +248,12 @@ export class NativeHttpTransport implements SessionTransport {
     if (exchange.mode === 'sse') {
       exchange.res.end();
     } else {
-      exchange.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId });
+      // A length, not chunked framing: one frame less to write and for the client to parse.
+      exchange.res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(json),
+        'mcp-session-id': this.sessionId,
+      });
       exchange.res.end(json);
     }
     exchange.mode = 'done';

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { isRenderedOnce, jsonOf } from '../mcp/renderedJson.js';
+import { isRenderedOnce, jsonOf, renderOnce } from '../mcp/renderedJson.js';
 import { readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallContext, ToolCallHandler, ToolListHandler } from '../tools/toolHandlers.js';
@@ -22,22 +22,9 @@ export class RenderedResult {
   constructor(readonly json: string) {}
 }
 
-// Each tool definition as JSON, written once: definitions are frozen and shared by every list that holds
-// them, and a 2025-era session's list (its unlocked skills' tools included) is a new array each time.
-const renderedTools = new WeakMap<object, string>();
-const renderToolList = (tools: readonly object[]): RenderedResult => {
-  let json = '{"tools":[';
-  for (let i = 0; i < tools.length; i++) {
-    const tool = tools[i] as object;
-    let rendered = renderedTools.get(tool);
-    if (rendered === undefined) {
-      rendered = JSON.stringify(tool);
-      renderedTools.set(tool, rendered);
-    }
-    json += i === 0 ? rendered : `,${rendered}`;
-  }
-  return new RenderedResult(`${json}]}`);
-};
+// A list is the catalog's frozen array, shared by every session that sees the same tools: written once.
+const renderToolList = (tools: readonly object[]): RenderedResult =>
+  new RenderedResult(`{"tools":${jsonOf(renderOnce(tools))}}`);
 
 /** The handlers of one session that its direct path calls. */
 export interface SessionDirectOptions {

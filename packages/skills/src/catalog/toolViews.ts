@@ -19,10 +19,13 @@ export interface ToolViewSource {
   readonly schemas: ToolSchemas;
 }
 
+/** Namespaced lists with unlocks kept per allowed set at most (then they start over). */
+const MAX_UNLOCKED_LISTS = 256;
+
 /**
  * listTools and access of a catalog: which tools each disclosure mode lists and lets a caller call
  * (docs/disclosure.md). Lists that depend only on (mode, allowed) are built once and cached; a namespaced
- * view with unlocks concatenates precomputed arrays.
+ * view with unlocks is built once per set of unlocked skills from precomputed arrays.
  */
 export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTools' | 'access'> {
   const { entries, shared, schemas } = source;
@@ -67,6 +70,9 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
     ]),
   );
 
+  // Namespaced lists with unlocks, per allowed set, by the unlocked skills' names in catalog order.
+  const unlockedLists = viewCache(() => new Map<string, readonly ToolDefinition[]>());
+
   /** Unlocked skills the view may use, in catalog order. */
   const unlockedEntries = (view: ToolView): CatalogSkill[] => {
     const found: CatalogSkill[] = [];
@@ -93,8 +99,18 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
         const base = getInfoTools(view.allowed);
         const unlocked = unlockedEntries(view);
         if (unlocked.length === 0) return base;
-        const tools = base.concat(...unlocked.map((e) => e.tools));
-        return Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
+        // Sessions that unlocked the same skills share one list (and the gateway writes its JSON once).
+        const lists = unlockedLists(view.allowed);
+        const key = unlocked.map((e) => e.skill.name).join('\0');
+        let list = lists.get(key);
+        if (list === undefined) {
+          const tools = base.concat(...unlocked.map((e) => e.tools));
+          list = Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
+          // Bounded: unlock sets are few in practice, but a client could try many.
+          if (lists.size >= MAX_UNLOCKED_LISTS) lists.clear();
+          lists.set(key, list);
+        }
+        return list;
       }
     }
   };
