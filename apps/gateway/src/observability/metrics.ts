@@ -90,7 +90,7 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
   skillgate_upstream_call_duration_seconds: 'Duration of calls of upstream MCP tools, by upstream.',
 };
 
-/** Labelled counter children remembered for reuse (label sets are small: kinds, outcomes, reasons). */
+/** Label sets counted at most (they are small: kinds, outcomes, reasons). */
 const MAX_LABELLED_CHILDREN = 4096;
 
 // Labels are written in name order, whatever order a caller gave them in.
@@ -180,28 +180,37 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return shared.metrics();
   };
 
-  const children = new Map<string, { inc(n: number): void }>();
+  // Counts are kept here and handed to prom-client when /metrics is scraped: prom-client hashes the labels
+  // on every inc (a labelled child too), which the hot paths would pay per request.
+  const counts = new Map<string, { readonly name: CounterName; readonly labels: Labels; value: number }>();
   const inc: Metrics['inc'] = (name, labels, n = 1) => {
-    let counter = counters.get(name);
-    if (counter === undefined) {
+    if (!counters.has(name)) {
       const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
-      counter = new Counter({ name, help: HELP[name], labelNames, registers: [registry] });
-      counters.set(name, counter);
+      counters.set(
+        name,
+        new Counter({
+          name,
+          help: HELP[name],
+          labelNames,
+          registers: [registry],
+          collect() {
+            this.reset();
+            for (const count of counts.values())
+              if (count.name === name) this.inc(sorted(count.labels), count.value);
+          },
+        }),
+      );
     }
-    if (labels === undefined) {
-      counter.inc(n);
+    let key: string = name;
+    if (labels !== undefined) for (const label in labels) key += `\0${label}\0${labels[label]}`;
+    const count = counts.get(key);
+    if (count !== undefined) {
+      count.value += n;
       return;
     }
-    // The labelled child of each label set is looked up once: prom-client hashes the labels on every inc.
-    let key: string = name;
-    for (const label in labels) key += `\0${label}\0${labels[label]}`;
-    let child = children.get(key);
-    if (child === undefined) {
-      child = counter.labels(sorted(labels));
-      // Label sets are small by design; the bound only guards against a caller that breaks that.
-      if (children.size < MAX_LABELLED_CHILDREN) children.set(key, child);
-    }
-    child.inc(n);
+    // Label sets are small by design (kinds, outcomes, reasons); the bound only guards against a caller that
+    // breaks that: past it, new label sets are dropped rather than grow memory.
+    if (counts.size < MAX_LABELLED_CHILDREN) counts.set(key, { name, labels: { ...labels }, value: n });
   };
   return {
     inc,

@@ -102,6 +102,9 @@ export interface ToolCallContext {
   notify(notification: ServerNotification): Promise<void>;
 }
 
+// The levels at which the audit line (info) is written.
+const INFO_WRITTEN: ReadonlySet<string> = new Set(['trace', 'debug', 'info']);
+
 // Tool kinds whose arguments go to an upstream server: never in the audit line (docs/upstreams.md).
 const UPSTREAM_KINDS: ReadonlySet<string> = new Set(['call', 'call_skill_tool']);
 
@@ -224,6 +227,7 @@ function createToolCallHandler(
     } finally {
       end();
       const duration_ms = Math.round(performance.now() - started);
+      const tool = boundStrings(name, maxChars);
       metrics.inc('skillgate_tool_calls_total', { kind, outcome });
       if (upstream.upstream !== undefined) {
         // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
@@ -236,31 +240,33 @@ function createToolCallHandler(
         at: Date.now(),
         principal: audience.principal.name,
         era: audience.era,
-        tool: boundStrings(name, maxChars),
+        tool,
         kind,
         outcome,
         durationMs: duration_ms,
         ...(upstream.upstream === undefined ? {} : { upstream: upstream.upstream }),
       });
-      log.info(
-        {
-          audit: 'tool_call',
-          principal: audience.principal.name,
-          era: audience.era,
-          ...(audience.sessionId === undefined ? {} : { session: audience.sessionId }),
-          tool: boundStrings(name, maxChars),
-          kind,
-          outcome,
-          // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
-          ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
-          duration_ms,
-          // Never for upstream calls, whatever log_arguments says: they are data for another system.
-          ...(options.logArguments && !UPSTREAM_KINDS.has(kind)
-            ? { arguments: boundStrings(request.params.arguments, maxChars) }
-            : {}),
-        },
-        'tool call',
-      );
+      // The audit line is built only when it is written (a copy of the arguments is not free).
+      if (INFO_WRITTEN.has(log.level))
+        log.info(
+          {
+            audit: 'tool_call',
+            principal: audience.principal.name,
+            era: audience.era,
+            ...(audience.sessionId === undefined ? {} : { session: audience.sessionId }),
+            tool,
+            kind,
+            outcome,
+            // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
+            ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
+            duration_ms,
+            // Never for upstream calls, whatever log_arguments says: they are data for another system.
+            ...(options.logArguments && !UPSTREAM_KINDS.has(kind)
+              ? { arguments: boundStrings(request.params.arguments, maxChars) }
+              : {}),
+          },
+          'tool call',
+        );
     }
   };
 }
