@@ -118,7 +118,7 @@ export class NativeHttpTransport implements SessionTransport {
     }
     // Two requests in flight with one id would receive each other's results: refuse the second.
     const ids = requests.map((r) => r.id);
-    if (ids.some((id) => this.exchanges.has(id)) || new Set(ids).size !== ids.length) {
+    if (ids.some((id) => this.exchanges.has(id)) || (ids.length > 1 && new Set(ids).size !== ids.length)) {
       this.error(res, 'INVALID_REQUEST', 'Invalid Request: a request with this id is already in flight');
       return;
     }

@@ -1,4 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { writesAt } from './writesAt.js';
 
 /**
  * Fastify's request log lines, one per request and at `debug`: Fastify writes "incoming request" and
@@ -19,7 +20,8 @@ export class RequestLogController extends LogController {
         { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
         'request errored',
       );
-    } else {
+    } else if (writesAt(reply.log, 'debug')) {
+      // Built only when written: every request passes here.
       reply.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }
   }

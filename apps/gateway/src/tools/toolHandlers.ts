@@ -14,6 +14,7 @@ import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { RecentCalls } from '../observability/recentCalls.js';
+import { writesAt } from '../observability/writesAt.js';
 import type { CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
 import { callTool } from './toolCalls.js';
@@ -101,9 +102,6 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
   notify(notification: ServerNotification): Promise<void>;
 }
-
-// The levels at which the audit line (info) is written.
-const INFO_WRITTEN: ReadonlySet<string> = new Set(['trace', 'debug', 'info']);
 
 // Tool kinds whose arguments go to an upstream server: never in the audit line (docs/upstreams.md).
 const UPSTREAM_KINDS: ReadonlySet<string> = new Set(['call', 'call_skill_tool']);
@@ -247,7 +245,7 @@ function createToolCallHandler(
         ...(upstream.upstream === undefined ? {} : { upstream: upstream.upstream }),
       });
       // The audit line is built only when it is written (a copy of the arguments is not free).
-      if (INFO_WRITTEN.has(log.level))
+      if (writesAt(log, 'info'))
         log.info(
           {
             audit: 'tool_call',
