@@ -12,6 +12,7 @@ import { isCancellation, isRequest, isResponse, postedMessages } from './jsonRpc
 import {
   boundedResponse,
   DEFAULT_LIMITS,
+  endWithJson,
   KEEP_ALIVE_MS,
   type NativeTransportLimits,
   type PostExchange,
@@ -248,13 +249,7 @@ export class NativeHttpTransport implements SessionTransport {
     if (exchange.mode === 'sse') {
       exchange.res.end();
     } else {
-      // A length, not chunked framing: one frame less to write and for the client to parse.
-      exchange.res.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(json),
-        'mcp-session-id': this.sessionId,
-      });
-      exchange.res.end(json);
+      endWithJson(exchange.res, json, this.sessionId);
     }
     exchange.mode = 'done';
   }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { GatewayError } from '../errors/gatewayError.js';
 
-// What the native transport (nativeHttpTransport.ts) keeps per POST and how it bounds what it writes.
+// What the native transport (nativeHttpTransport.ts) keeps per POST, and how it bounds and writes its answers.
 
 /** One POST: its request ids, which of them are answered, and how the reply is being written. */
 export interface PostExchange {
@@ -67,4 +67,14 @@ export function boundedResponse(
     `Response too large: ${bytes} bytes (limit ${maxResponseBytes}${sentBefore > 0 ? ` for the whole batch, ${sentBefore} already sent` : ''})`,
   );
   return JSON.stringify(error.toJsonRpc(id));
+}
+
+/** Ends a POST's response with its one JSON answer: a length, not chunked framing (one frame less to parse). */
+export function endWithJson(res: ServerResponse, json: string, sessionId: string): void {
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(json),
+    'mcp-session-id': sessionId,
+  });
+  res.end(json);
 }
