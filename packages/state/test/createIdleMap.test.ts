@@ -22,6 +22,36 @@ describe('createIdleMap', () => {
     map.clear();
   });
 
+  it('with refreshAfterMs, restarts a read entry\'s idle time at most that often: it expires early, never late', () => {
+    let t = 0;
+    const expired: string[] = [];
+    const map = createIdleMap<string, number>({
+      ttlMs: 1000,
+      refreshAfterMs: 10,
+      now: () => t,
+      onExpire: (k) => expired.push(k),
+    });
+    map.set('a', 1);
+    map.set('b', 2);
+    // Read within 10 ms of its last refresh: 'a' keeps its timer (and its place before 'b').
+    t = 9;
+    expect(map.get('a')).toBe(1);
+    t = 1000;
+    map.sweep();
+    expect(expired).toEqual(['a', 'b']);
+    map.set('c', 3);
+    // Read 10 ms after: the timer restarts.
+    t = 1010;
+    expect(map.get('c')).toBe(3);
+    t = 2001;
+    map.sweep();
+    expect(expired).toEqual(['a', 'b']);
+    t = 2010;
+    map.sweep();
+    expect(expired).toEqual(['a', 'b', 'c']);
+    map.clear();
+  });
+
   it('lets onExpire delete and add entries without losing count', () => {
     let t = 0;
     const map = createIdleMap<string, number>({

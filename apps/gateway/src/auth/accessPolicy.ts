@@ -64,8 +64,15 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
  * share one cached view per grant set and the caches stay bounded.
  */
 export function viewKeyOf(principal: Principal): string {
-  return principal.skills.join('\n');
+  // Asked several times per request: joined once per globs array (a token's array is the config's own).
+  let key = viewKeys.get(principal.skills);
+  if (key === undefined) {
+    key = principal.skills.join('\n');
+    viewKeys.set(principal.skills, key);
+  }
+  return key;
 }
+const viewKeys = new WeakMap<readonly string[], string>();
 
 /** Builds the access policy from the resolved tokens (README, "Deploying for several agents"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {

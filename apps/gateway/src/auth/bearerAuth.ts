@@ -32,8 +32,8 @@ export interface BearerRequest {
   readonly authorization: string | undefined;
   /** The request target (path and query). */
   readonly url: string;
-  /** scheme://host[:port] the request came to (used only without server.public_url). */
-  readonly origin: string;
+  /** scheme://host[:port] the request came to (used only without server.public_url, and only to refuse). */
+  origin(): string;
 }
 
 /** Who a request comes from: static tokens and OAuth access tokens, both from the Authorization header. */
@@ -94,17 +94,17 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
             headers: { 'WWW-Authenticate': challenge({ realm: 'skillgate', error: 'invalid_request' }) },
           });
         }
-        throw refuse(request.origin, 'invalid_request', description);
+        throw refuse(request.origin(), 'invalid_request', description);
       }
       if (oauth === undefined) return policy.authenticate(request.authorization);
       const authorization = request.authorization;
       if (authorization === undefined || authorization === '') {
         if (options.allowAnonymous) return anonymous;
-        throw refuse(request.origin);
+        throw refuse(request.origin());
       }
       const token = BEARER.exec(authorization)?.[1];
       if (token === undefined)
-        throw refuse(request.origin, 'invalid_token', 'malformed Authorization header');
+        throw refuse(request.origin(), 'invalid_token', 'malformed Authorization header');
       const configured = policy.matchToken(token);
       if (configured !== undefined) return configured;
       let verified: Awaited<ReturnType<OAuthVerifier['verify']>>;
@@ -113,7 +113,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       } catch (error) {
         // Whatever went wrong (a bad token, an unreachable issuer), the answer is a 401, never a 5xx.
         const description = error instanceof GatewayError ? error.message : 'token could not be verified';
-        throw refuse(request.origin, 'invalid_token', description);
+        throw refuse(request.origin(), 'invalid_token', description);
       }
       const missing = oauth.requiredScopes.filter((scope) => !verified.scopes.includes(scope));
       if (missing.length > 0) {
@@ -124,7 +124,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
               error: 'insufficient_scope',
               error_description: `token lacks scope ${missing.join(' ')}`,
               scope: scopeText,
-              resource_metadata: metadataUrlOf(request.origin),
+              resource_metadata: metadataUrlOf(request.origin()),
             }),
           },
         });

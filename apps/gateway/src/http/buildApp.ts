@@ -96,6 +96,7 @@ const CORS_HEADERS = {
   'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
   'Access-Control-Max-Age': '600',
 };
+const CORS_ENTRIES = Object.entries(CORS_HEADERS);
 
 /** The id of a JSON-RPC request body, echoed in error answers when it is a valid id. */
 const requestIdOf = (body: unknown): string | number | null => {
@@ -169,13 +170,20 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         headers: { 'Retry-After': '5' },
       });
     const origin = deps.originPolicy.check(request.headers.origin, request.headers.host);
-    if (origin !== undefined)
-      void reply.headers({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...CORS_HEADERS });
+    if (origin !== undefined) {
+      // On the raw response: the MCP handler hands it to a transport (hijack), and Fastify's own replies
+      // (errors, OPTIONS) merge them in too.
+      const raw = reply.raw;
+      raw.setHeader('Access-Control-Allow-Origin', origin);
+      raw.setHeader('Vary', 'Origin');
+      for (const [name, value] of CORS_ENTRIES) raw.setHeader(name, value);
+    }
     if (request.method === 'OPTIONS') return;
     const principal = await deps.bearerAuth.authenticate({
       authorization: request.headers.authorization,
       url: request.url,
-      origin: `${request.protocol}://${request.host}`,
+      // Only a refusal names the resource, so only a refusal reads the scheme and host.
+      origin: () => `${request.protocol}://${request.host}`,
     });
     request.principal = principal;
     // Every later log line of this request (including "request completed") names the principal.
@@ -217,10 +225,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
         reply.raw.once('close', listenStreams.acquire(principal));
       }
-      // The SDK writes to the raw response from here on; headers Fastify hooks set (CORS) would be lost.
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
+      // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
       reply.hijack();
       if (route.era === 'modern-direct') {
         // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
-import { LazyAbort } from '../mcp/lazyAbort.js';
+import { LazyAbort, LazyCallContext } from '../mcp/lazyAbort.js';
 import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
 import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
 
@@ -30,40 +30,43 @@ export class DirectCalls {
     if (this.answers === undefined) return false;
     const { id } = message;
     const controller = new LazyAbort();
-    const answer = this.answers(message, {
-      get signal() {
-        return controller.signal;
-      },
+    const answer = this.answers(
+      message,
       // As the Server writes a notification: envelope first, on the request's own stream.
-      notify: (notification) =>
+      new LazyCallContext(controller, (notification) =>
         this.sink.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage, { relatedRequestId: id }),
-    });
+      ),
+    );
     if (answer === undefined) return false;
     this.running.set(id, controller);
-    const settled = () => {
-      if (this.running.get(id) === controller) this.running.delete(id);
-      return !controller.aborted;
-    };
-    answer
-      .then(
-        (result) => {
-          if (!settled()) return;
-          if (result instanceof RenderedResult) return this.sink.sendRendered(id, result.json);
-          return this.sink.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
-        },
-        (error: unknown) => {
-          if (error === SDK_PATH) {
-            settled();
-            this.sink.toServer(message);
-            return;
-          }
-          if (settled()) return this.sink.send({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
-        },
-      )
-      .catch((error: unknown) =>
-        this.sink.onError(error instanceof Error ? error : new Error(String(error))),
-      );
+    void this.answer(message, controller, answer);
     return true;
+  }
+
+  /** Sends a direct call's answer once it settles: nothing after a cancellation, SDK_PATH to the Server. */
+  private async answer(
+    message: JSONRPCMessage & { id: RequestId },
+    controller: LazyAbort,
+    answer: Promise<Record<string, unknown> | RenderedResult>,
+  ): Promise<void> {
+    const { id } = message;
+    let outcome: { readonly result: Record<string, unknown> | RenderedResult } | { readonly error: unknown };
+    try {
+      outcome = { result: await answer };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (this.running.get(id) === controller) this.running.delete(id);
+    try {
+      if ('error' in outcome && outcome.error === SDK_PATH) this.sink.toServer(message);
+      else if (controller.aborted) return;
+      else if ('error' in outcome)
+        await this.sink.send({ jsonrpc: '2.0', id, error: errorObjectOf(outcome.error) });
+      else if (outcome.result instanceof RenderedResult) this.sink.sendRendered(id, outcome.result.json);
+      else await this.sink.send({ result: outcome.result, jsonrpc: '2.0', id } as JSONRPCMessage);
+    } catch (error) {
+      this.sink.onError(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** A client's cancellation: the named request's handler sees its signal abort. */

@@ -1,3 +1,5 @@
+import type { ToolCallContext } from '../tools/toolHandlers.js';
+
 /**
  * A request's abort signal, made only when a handler first asks for it: most tool calls (get_info, reads)
  * never look at it, and an AbortController with its signal costs about 5 µs on the hot paths of both eras.
@@ -26,5 +28,20 @@ export class LazyAbort {
     if (this.abortedWith !== undefined) return;
     this.abortedWith = { reason };
     this.controller?.abort(reason);
+  }
+}
+
+/**
+ * A direct path's context of a tool call over a LazyAbort. A class, not an object literal: a literal with a
+ * getter costs a runtime call per accessor to create, on every call.
+ */
+export class LazyCallContext implements ToolCallContext {
+  constructor(
+    private readonly abort: LazyAbort,
+    readonly notify: ToolCallContext['notify'],
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
   }
 }

@@ -1,6 +1,6 @@
 import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
-import type { LazyAbort } from '../mcp/lazyAbort.js';
+import { type LazyAbort, LazyCallContext } from '../mcp/lazyAbort.js';
 import { objectJsonOf } from '../mcp/renderedJson.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
@@ -42,6 +42,8 @@ export type DirectAnswers = (
 
 /** Renders kept per catalog at most (a bound for gateways with very many principals; then they start over). */
 const MAX_RENDERED_PER_CATALOG = 10_000;
+/** A plain request's notify: it has no progressToken, so a call never sends anything before its result. */
+const NOTHING_TO_SEND = async (): Promise<void> => {};
 
 /**
  * The direct path of 2026-07-28 requests (docs/protocol-eras.md, "Hot paths"): the SDK's per-request work
@@ -97,12 +99,7 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
             },
           },
           // A plain request carries no progressToken, so nothing is ever sent before the result.
-          {
-            get signal() {
-              return abort.signal;
-            },
-            notify: async () => {},
-          },
+          new LazyCallContext(abort, NOTHING_TO_SEND),
         );
         return encode(validToolResult(result));
       }

@@ -90,6 +90,19 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
   skillgate_upstream_call_duration_seconds: 'Duration of calls of upstream MCP tools, by upstream.',
 };
 
+/** One counted series. */
+interface Count {
+  readonly name: CounterName;
+  readonly labels: Labels;
+  value: number;
+}
+
+/** A step of the walk to a count: a counter's root, a label name, or a label value. */
+interface CountPath {
+  count?: Count;
+  readonly next: Map<string, CountPath>;
+}
+
 /** Label sets counted at most (they are small: kinds, outcomes, reasons). */
 const MAX_LABELLED_CHILDREN = 4096;
 
@@ -105,7 +118,6 @@ const sorted = (labels: Labels): Record<string, string> =>
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
-  const counters = new Map<CounterName, Counter>();
   const durations: { histogram?: Histogram } = {};
   const upstreamDurations = new Histogram({
     name: 'skillgate_upstream_call_duration_seconds',
@@ -181,36 +193,53 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 
   // Counts are kept here and handed to prom-client when /metrics is scraped: prom-client hashes the labels
-  // on every inc (a labelled child too), which the hot paths would pay per request.
-  const counts = new Map<string, { readonly name: CounterName; readonly labels: Labels; value: number }>();
-  const inc: Metrics['inc'] = (name, labels, n = 1) => {
-    if (!counters.has(name)) {
-      const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
-      counters.set(
-        name,
-        new Counter({
-          name,
-          help: HELP[name],
-          labelNames,
-          registers: [registry],
-          collect() {
-            this.reset();
-            for (const count of counts.values())
-              if (count.name === name) this.inc(sorted(count.labels), count.value);
-          },
-        }),
-      );
+  // on every inc (a labelled child too), which the hot paths would pay per request. A count is found by
+  // walking its label names and values through nested maps: the strings are the callers' literals, whose
+  // hashes V8 keeps, so no key is built per inc.
+  const counts: Count[] = [];
+  const roots = new Map<CounterName, CountPath>();
+  const step = (node: CountPath, key: string): CountPath | undefined => {
+    let next = node.next.get(key);
+    if (next === undefined) {
+      // Label sets are small by design (kinds, outcomes, reasons); the bound only guards against a caller
+      // that breaks that: past it, new label sets are dropped rather than grow memory.
+      if (counts.length >= MAX_LABELLED_CHILDREN) return undefined;
+      next = { next: new Map() };
+      node.next.set(key, next);
     }
-    let key: string = name;
-    if (labels !== undefined) for (const label in labels) key += `\0${label}\0${labels[label]}`;
-    const count = counts.get(key);
-    if (count !== undefined) {
-      count.value += n;
+    return next;
+  };
+  const inc: Metrics['inc'] = (name, labels, n = 1) => {
+    let node = roots.get(name);
+    if (node === undefined) {
+      node = { next: new Map() };
+      roots.set(name, node);
+      const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
+      new Counter({
+        name,
+        help: HELP[name],
+        labelNames,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const count of counts) if (count.name === name) this.inc(sorted(count.labels), count.value);
+        },
+      });
+    }
+    if (labels !== undefined) {
+      for (const label in labels) {
+        const byValue: CountPath | undefined = step(node, label);
+        const next = byValue === undefined ? undefined : step(byValue, labels[label] as string);
+        if (next === undefined) return;
+        node = next;
+      }
+    }
+    if (node.count !== undefined) {
+      node.count.value += n;
       return;
     }
-    // Label sets are small by design (kinds, outcomes, reasons); the bound only guards against a caller that
-    // breaks that: past it, new label sets are dropped rather than grow memory.
-    if (counts.size < MAX_LABELLED_CHILDREN) counts.set(key, { name, labels: { ...labels }, value: n });
+    node.count = { name, labels: { ...labels }, value: n };
+    counts.push(node.count);
   };
   return {
     inc,

@@ -64,7 +64,7 @@ export function registerOperatorPage(app: FastifyInstance, options: OperatorPage
       const principal = await options.access.authorize({
         authorization: request.headers.authorization,
         url: request.url,
-        origin: `${request.protocol}://${request.host}`,
+        origin: () => `${request.protocol}://${request.host}`,
       });
       const retryAfter = await options.rateLimiter.take(principal.id);
       if (retryAfter > 0) {

@@ -15,9 +15,10 @@ import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { RecentCalls } from '../observability/recentCalls.js';
 import { writesAt } from '../observability/writesAt.js';
-import type { CalledTool, ToolCallParts } from './callTypes.js';
+import type { CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
 import { callTool } from './toolCalls.js';
+import type { UpstreamProgress } from './upstreamCalls.js';
 
 /** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
 export type ListExtras = (audience: Audience) => Record<string, unknown>;
@@ -143,61 +144,52 @@ function createToolCallHandler(
           `_meta.progressToken is ${progressToken.length} characters long; at most ${maxChars} are accepted (server.max_client_string_chars)`,
         );
       }
-      const done = await callTool(options, audience, called, request.params.arguments, {
-        // Read only by calls that can be cancelled (runs, upstream calls): the direct paths make a signal
-        // only when it is asked for (mcp/lazyAbort.ts).
-        get signal() {
-          return ctx.signal;
-        },
-        notifyToolsChanged: async () => {
-          // Armed before the notification goes out: the client's tools/list may come back at once.
-          heldUntilRelisted = relist?.expect();
-          await ctx.notify({ method: 'notifications/tools/list_changed' });
-          // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
-          if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
-            options.events.publish({
-              kind: 'scope_notify',
-              scopeKey: audience.scopeKey,
-              exceptSessionId: audience.sessionId,
-              message: { method: 'notifications/tools/list_changed' },
-            });
-          }
-        },
-        // About once a second while a script runs: elapsed seconds and its last output line.
-        ...(progressToken === undefined
-          ? {}
-          : {
-              // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
-              forwardProgress: (p) => {
-                progressSent.push(
-                  ctx
-                    .notify({
-                      method: 'notifications/progress',
-                      params: {
-                        progressToken,
-                        progress: p.progress,
-                        ...(p.total === undefined ? {} : { total: p.total }),
-                        ...(p.message === undefined ? {} : { message: p.message }),
-                      },
-                    })
-                    .catch(() => {}),
-                );
-              },
-              reportProgress: (p: RunProgress) => {
-                ctx
-                  .notify({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken,
-                      progress: p.elapsedMs / 1000,
-                      message:
-                        p.lastLine === '' ? `running for ${Math.round(p.elapsedMs / 1000)} s` : p.lastLine,
-                    },
-                  })
-                  .catch(() => {});
-              },
-            }),
+      const extras = new RequestExtras(ctx, async () => {
+        // Armed before the notification goes out: the client's tools/list may come back at once.
+        heldUntilRelisted = relist?.expect();
+        await ctx.notify({ method: 'notifications/tools/list_changed' });
+        // A principal-scoped unlock changes the lists of that principal's other sessions too, on any replica.
+        if (audience.sessionId !== undefined && audience.scopeKey !== audience.sessionId) {
+          options.events.publish({
+            kind: 'scope_notify',
+            scopeKey: audience.scopeKey,
+            exceptSessionId: audience.sessionId,
+            message: { method: 'notifications/tools/list_changed' },
+          });
+        }
       });
+      if (progressToken !== undefined) {
+        // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
+        extras.forwardProgress = (p) => {
+          progressSent.push(
+            ctx
+              .notify({
+                method: 'notifications/progress',
+                params: {
+                  progressToken,
+                  progress: p.progress,
+                  ...(p.total === undefined ? {} : { total: p.total }),
+                  ...(p.message === undefined ? {} : { message: p.message }),
+                },
+              })
+              .catch(() => {}),
+          );
+        };
+        // About once a second while a script runs: elapsed seconds and its last output line.
+        extras.reportProgress = (p) => {
+          ctx
+            .notify({
+              method: 'notifications/progress',
+              params: {
+                progressToken,
+                progress: p.elapsedMs / 1000,
+                message: p.lastLine === '' ? `running for ${Math.round(p.elapsedMs / 1000)} s` : p.lastLine,
+              },
+            })
+            .catch(() => {});
+        };
+      }
+      const done = await callTool(options, audience, called, request.params.arguments, extras);
       await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
@@ -267,4 +259,21 @@ function createToolCallHandler(
         );
     }
   };
+}
+
+/**
+ * A call's extras over its request's context, as a class: an object literal with a getter costs a runtime
+ * call per accessor to create, on every call. The signal is read only by calls that can be cancelled (runs,
+ * upstream calls): the direct paths make one only when it is asked for (mcp/lazyAbort.ts).
+ */
+class RequestExtras implements CallExtras {
+  reportProgress?: (progress: RunProgress) => void;
+  forwardProgress?: (progress: UpstreamProgress) => void;
+  constructor(
+    private readonly ctx: ToolCallContext,
+    readonly notifyToolsChanged: () => Promise<void>,
+  ) {}
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
 }

@@ -2,6 +2,12 @@
 export interface IdleMapOptions<K, V> {
   /** Idle time after which an entry expires; reading or writing an entry restarts it. */
   readonly ttlMs: number;
+  /**
+   * A read restarts the idle time only once it has run this long (default 0: every read), so an entry read
+   * many times a millisecond is not moved on every read; it may then expire up to this much early, and the
+   * map's order (most recently used last) is only this exact.
+   */
+  readonly refreshAfterMs?: number;
   /** Called once per expired entry, after the map no longer holds it (it may touch the map freely). */
   readonly onExpire?: (key: K, value: V) => void;
   readonly now?: () => number;
@@ -39,6 +45,7 @@ interface Slot<V> {
 export function createIdleMap<K, V>(options: IdleMapOptions<K, V>): IdleMap<K, V> {
   const now = options.now ?? Date.now;
   const slots = new Map<K, Slot<V>>();
+  const refreshAfterMs = options.refreshAfterMs ?? 0;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
 
@@ -80,10 +87,10 @@ export function createIdleMap<K, V>(options: IdleMapOptions<K, V>): IdleMap<K, V
     for (const [key, value] of gone) options.onExpire?.(key, value);
   }
 
-  const live = (key: K): Slot<V> | undefined => {
+  const live = (key: K, t: number): Slot<V> | undefined => {
     const slot = slots.get(key);
     if (slot === undefined) return undefined;
-    if (expiredSlot(slot, now())) {
+    if (expiredSlot(slot, t)) {
       // Expired but not yet swept: the sweep reports it, so that onExpire fires exactly once.
       sweep();
       return undefined;
@@ -93,16 +100,18 @@ export function createIdleMap<K, V>(options: IdleMapOptions<K, V>): IdleMap<K, V
 
   return {
     get(key) {
-      const slot = live(key);
+      const t = now();
+      const slot = live(key, t);
       if (slot === undefined) return undefined;
+      if (refreshAfterMs > 0 && t + options.ttlMs - slot.expiresAt < refreshAfterMs) return slot.value;
       slots.delete(key);
-      slot.expiresAt = now() + options.ttlMs;
+      slot.expiresAt = t + options.ttlMs;
       slots.set(key, slot);
       schedule();
       return slot.value;
     },
     peek(key) {
-      return live(key)?.value;
+      return live(key, now())?.value;
     },
     set(key, value) {
       slots.delete(key);

@@ -12,7 +12,14 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
   const perPrincipal = new Map<string, number>();
   // Unlocks live apart from sessions so that `scope: principal` outlives one connection;
   // they idle out with the same TTL as sessions.
-  const unlocks = createIdleMap<string, Set<string>>({ ttlMs: options.ttlMs });
+  // Read up to three times per request (its list, its call, an unlock): the idle time restarts at most every
+  // hundredth of the TTL (at most a second), and runs that much longer, so a set never idles out before a
+  // session that still reads it. Nothing lists unlock sets by recency.
+  const unlockRefreshMs = Math.min(1000, options.ttlMs / 100);
+  const unlocks = createIdleMap<string, Set<string>>({
+    ttlMs: options.ttlMs + unlockRefreshMs,
+    refreshAfterMs: unlockRefreshMs,
+  });
   let closed = false;
 
   // The one place a session leaves the store, whether deleted or expired.
