@@ -14,8 +14,13 @@ function toJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== '2.0') return undefined;
   const validId = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
+  // Member by member (not a loop over names): this runs for every message a session posts.
   const clean: Record<string, unknown> = { jsonrpc: '2.0' };
-  for (const key of ['id', 'method', 'params', 'result', 'error']) if (key in m) clean[key] = m[key];
+  if ('id' in m) clean.id = m.id;
+  if ('method' in m) clean.method = m.method;
+  if ('params' in m) clean.params = m.params;
+  if ('result' in m) clean.result = m.result;
+  if ('error' in m) clean.error = m.error;
   if (typeof m.method === 'string') return !('id' in m) || validId ? (clean as JSONRPCMessage) : undefined;
   return validId && ('result' in m || 'error' in m) ? (clean as JSONRPCMessage) : undefined;
 }
