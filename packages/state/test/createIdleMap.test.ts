@@ -22,7 +22,7 @@ describe('createIdleMap', () => {
     map.clear();
   });
 
-  it('with refreshAfterMs, restarts a read entry\'s idle time at most that often: it expires early, never late', () => {
+  it("with refreshAfterMs, restarts a read entry's idle time at most that often: it expires early, never late", () => {
     let t = 0;
     const expired: string[] = [];
     const map = createIdleMap<string, number>({

@@ -62,8 +62,13 @@ export class DirectCalls {
       else if (controller.aborted) return;
       else if ('error' in outcome)
         await this.sink.send({ jsonrpc: '2.0', id, error: errorObjectOf(outcome.error) });
-      else if (outcome.result instanceof RenderedResult) this.sink.sendRendered(id, outcome.result.json);
-      else await this.sink.send({ result: outcome.result, jsonrpc: '2.0', id } as JSONRPCMessage);
+      // A result is written as the Server would write it, without the transport's general send (a response
+      // to a request of this exchange needs none of its routing).
+      else
+        this.sink.sendRendered(
+          id,
+          outcome.result instanceof RenderedResult ? outcome.result.json : JSON.stringify(outcome.result),
+        );
     } catch (error) {
       this.sink.onError(error instanceof Error ? error : new Error(String(error)));
     }

@@ -51,6 +51,16 @@ export interface PostContext {
   readonly maxBatch: number;
 }
 
+/** What a POST carries, once accepted. */
+export interface PostedMessages {
+  readonly messages: JSONRPCMessage[];
+  readonly batch: boolean;
+  /** The ids of its requests, in order. */
+  readonly requestIds: RequestId[];
+  /** Whether it is an initialize. */
+  readonly initialize: boolean;
+}
+
 /**
  * The messages of a POST body, or why the POST is refused (-32600): a batch outside a 2025-03-26 session or
  * outside 1..maxBatch, a message that is not JSON-RPC 2.0, an initialize that is not alone or not the first.
@@ -58,7 +68,7 @@ export interface PostContext {
 export function postedMessages(
   body: unknown,
   context: PostContext,
-): { readonly messages: JSONRPCMessage[]; readonly batch: boolean } | { readonly refusal: string } {
+): PostedMessages | { readonly refusal: string } {
   const batch = Array.isArray(body);
   const raw: unknown[] = batch ? body : [body];
   if (batch && context.revision !== BATCH_REVISION) {
@@ -67,15 +77,19 @@ export function postedMessages(
   if (batch && (raw.length === 0 || raw.length > context.maxBatch)) {
     return { refusal: `a batch must hold 1 to ${context.maxBatch} messages` };
   }
+  // One pass (a POST holds one message unless it is a batch): the messages, their request ids, initialize.
   const messages: JSONRPCMessage[] = [];
+  const requestIds: RequestId[] = [];
+  let initialize = false;
   for (const item of raw) {
     const message = toJsonRpcMessage(item);
     if (message === undefined) return { refusal: 'not a JSON-RPC 2.0 message' };
     messages.push(message);
+    if (isRequest(message)) requestIds.push(message.id);
+    if ('method' in message && message.method === 'initialize') initialize = true;
   }
-  const initializes = messages.filter((m) => 'method' in m && m.method === 'initialize').length;
-  if (initializes > 0 && (context.initialized || messages.length > 1)) {
+  if (initialize && (context.initialized || messages.length > 1)) {
     return { refusal: 'initialize must come alone, once per session' };
   }
-  return { messages, batch };
+  return { messages, batch, requestIds, initialize };
 }

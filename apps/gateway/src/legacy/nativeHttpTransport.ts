@@ -109,16 +109,14 @@ export class NativeHttpTransport implements SessionTransport {
       this.error(res, 'INVALID_REQUEST', `Invalid Request: ${posted.refusal}`);
       return;
     }
-    const { messages, batch } = posted;
-    if (messages.some((m) => 'method' in m && m.method === 'initialize')) this.initialized = true;
-    const requests = messages.filter(isRequest);
-    if (requests.length === 0) {
+    const { messages, batch, requestIds: ids } = posted;
+    if (posted.initialize) this.initialized = true;
+    if (ids.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       for (const message of messages) this.dispatch(message);
       return;
     }
     // Two requests in flight with one id would receive each other's results: refuse the second.
-    const ids = requests.map((r) => r.id);
     if (ids.some((id) => this.exchanges.has(id)) || (ids.length > 1 && new Set(ids).size !== ids.length)) {
       this.error(res, 'INVALID_REQUEST', 'Invalid Request: a request with this id is already in flight');
       return;

@@ -10,15 +10,21 @@ type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
  * A request's child logger, made into a pino child only when it first writes a line. Fastify makes a child
  * per request (binding its reqId) and the MCP guard one more (binding the principal); pino serializes a
  * child's bindings when the child is made, about 2 µs each, for requests that mostly write nothing. A child of
- * this logger merges its bindings (later ones win) and is lazy too. Lines come out exactly as a pino child's.
+ * this logger is lazy too: its bindings join the chain's when a line is written (later ones win). Lines come
+ * out exactly as a pino child's.
  */
 export class LazyChildLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;
 
+  /**
+   * @param earlier the lazy logger this one is a child of: its bindings come first. Kept as a link, not
+   *   copied: spreading two binding objects per child cost more than the child it saves.
+   */
   constructor(
     private readonly parent: FastifyBaseLogger,
     private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions = {},
+    private readonly earlier?: LazyChildLogger,
   ) {}
 
   /** Fastify's childLoggerFactory (buildApp.ts). */
@@ -43,7 +49,7 @@ export class LazyChildLogger implements FastifyBaseLogger {
     // Options (serializers, redaction) apply from the child on, as pino applies them: made at once.
     if (options !== undefined && Object.keys(options).length > 0)
       return this.logger().child(bindings, options);
-    return new LazyChildLogger(this.parent, { ...this.bindings, ...bindings }, this.options);
+    return new LazyChildLogger(this.parent, bindings, this.options, this);
   }
 
   fatal(...args: unknown[]): void {
@@ -73,7 +79,12 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
 
   private logger(): FastifyBaseLogger {
-    this.made ??= this.parent.child(this.bindings, this.options);
+    this.made ??= this.parent.child(this.allBindings(), this.options);
     return this.made;
+  }
+
+  /** Every binding of the chain, the earliest first (a later one wins, as in a pino child of a child). */
+  private allBindings(): Bindings {
+    return this.earlier === undefined ? this.bindings : { ...this.earlier.allBindings(), ...this.bindings };
   }
 }

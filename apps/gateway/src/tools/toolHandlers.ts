@@ -13,7 +13,7 @@ import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
-import type { RecentCalls } from '../observability/recentCalls.js';
+import type { RecentCall, RecentCalls } from '../observability/recentCalls.js';
 import { writesAt } from '../observability/writesAt.js';
 import type { CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
@@ -190,7 +190,8 @@ function createToolCallHandler(
         };
       }
       const done = await callTool(options, audience, called, request.params.arguments, extras);
-      await Promise.all(progressSent);
+      // Most calls sent none: awaiting an empty Promise.all would still cost its promise and ticks.
+      if (progressSent.length > 0) await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
       if (done.upstream !== undefined) {
@@ -226,7 +227,7 @@ function createToolCallHandler(
           outcome: upstream.reason ?? outcome,
         });
       }
-      options.recentCalls.record({
+      const recent: RecentCall = {
         at: Date.now(),
         principal: audience.principal.name,
         era: audience.era,
@@ -234,8 +235,10 @@ function createToolCallHandler(
         kind,
         outcome,
         durationMs: duration_ms,
-        ...(upstream.upstream === undefined ? {} : { upstream: upstream.upstream }),
-      });
+      };
+      options.recentCalls.record(
+        upstream.upstream === undefined ? recent : { ...recent, upstream: upstream.upstream },
+      );
       // The audit line is built only when it is written (a copy of the arguments is not free).
       if (writesAt(log, 'info'))
         log.info(

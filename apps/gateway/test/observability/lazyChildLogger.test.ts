@@ -23,7 +23,9 @@ const BOOM = new Error('boom');
 // The same lines through a pino child and through the lazy child: the lazy one must be indistinguishable.
 function writeThrough(level: string, lazy: boolean) {
   const { logger, lines } = capture(level);
-  const request = lazy ? LazyChildLogger.factory(logger, { reqId: 'r-1' }, {}) : logger.child({ reqId: 'r-1' });
+  const request = lazy
+    ? LazyChildLogger.factory(logger, { reqId: 'r-1' }, {})
+    : logger.child({ reqId: 'r-1' });
   const guarded = request.child({ principal: 'alice' });
   guarded.debug('debug line');
   guarded.info({ code: 'X' }, 'info line %s', 'arg');
