@@ -1,7 +1,7 @@
 import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
 import { type LazyAbort, LazyCallContext } from '../mcp/lazyAbort.js';
-import { objectJsonOf } from '../mcp/renderedJson.js';
+import { isRenderedOnce, objectJsonOf } from '../mcp/renderedJson.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
@@ -86,6 +86,25 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
     return objectJsonOf(stamped);
   };
 
+  // An answer made of registered values alone (a get_info result, a skill and its cache hint, a prompt) is the
+  // same bytes on every request until the catalog changes: it is encoded once per pair of values, keyed by
+  // the values themselves, so it lives as long as they do.
+  const encodedOnce = new WeakMap<object, Map<object | undefined, string>>();
+  const encodeOnce = (value: object, hint: object | undefined, write: () => string): string => {
+    if (!isRenderedOnce(value) || (hint !== undefined && !isRenderedOnce(hint))) return write();
+    let byHint = encodedOnce.get(value);
+    if (byHint === undefined) {
+      byHint = new Map();
+      encodedOnce.set(value, byHint);
+    }
+    let json = byHint.get(hint);
+    if (json === undefined) {
+      json = write();
+      byHint.set(hint, json);
+    }
+    return json;
+  };
+
   const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string> => {
     switch (request.method) {
       case 'tools/call': {
@@ -101,7 +120,8 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
           // A plain request carries no progressToken, so nothing is ever sent before the result.
           new LazyCallContext(abort, NOTHING_TO_SEND),
         );
-        return encode(validToolResult(result));
+        const valid = validToolResult(result);
+        return encodeOnce(valid, undefined, () => encode(valid));
       }
       case 'resources/read':
         return encode(
@@ -113,10 +133,13 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
         if (skill === undefined) {
           throw new ProtocolError(-32602, `No skill is served at ${request.uri}`);
         }
-        return encode({ skill, ...options.skillsCacheHint(principal) });
+        const hint = options.skillsCacheHint(principal);
+        return encodeOnce(skill, hint, () => encode({ skill, ...hint }));
       }
-      case 'prompts/get':
-        return encode({ ...options.skills.getPrompt(principal, request.name) });
+      case 'prompts/get': {
+        const prompt = options.skills.getPrompt(principal, request.name);
+        return encodeOnce(prompt, undefined, () => encode({ ...prompt }));
+      }
       default:
         throw new Error(`${request.method} is rendered once, not answered`);
     }

@@ -12,6 +12,7 @@ import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerParts, SERVER_INFO } from '../mcp/createMcpServer.js';
 import type { LazyAbort } from '../mcp/lazyAbort.js';
+import { renderOnce } from '../mcp/renderedJson.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { createDirectAnswers } from './directAnswers.js';
@@ -116,6 +117,10 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
     scopes: [],
     extra: { principal },
   });
+  const cacheHints = {
+    public: renderOnce({ ttlMs: settings.listTtlMs, cacheScope: 'public' as const }),
+    private: renderOnce({ ttlMs: settings.listTtlMs, cacheScope: 'private' as const }),
+  };
   const direct = createDirectAnswers({
     serverInfo: SERVER_INFO,
     catalog: () => catalogs.current,
@@ -146,10 +151,8 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
     },
     toolCallHandler: (principal) => servers.tools.callHandler(audienceOf(principal)),
     skills,
-    skillsCacheHint: (principal) => ({
-      ttlMs: settings.listTtlMs,
-      cacheScope: disclosure.cacheScope(catalogs.current, principal),
-    }),
+    // One registered hint per scope: answers built from registered values are encoded once (directAnswers.ts).
+    skillsCacheHint: (principal) => cacheHints[disclosure.cacheScope(catalogs.current, principal)],
   });
   // Only page boundaries of skills/list are rendered once (they bound what is kept); other cursors take the
   // SDK's path, which answers or refuses them.
