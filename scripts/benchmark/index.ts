@@ -273,19 +273,38 @@ async function throughput(seconds: number) {
     params: { name: 'skill_csv-tools_get_info', arguments: {} },
   };
   type Load = Awaited<ReturnType<typeof load>>;
+  const kinds = ['gateway', 'sdk-reference', 'fastify-reference'];
+  const servers = await Promise.all(kinds.map((kind) => startServer(kind, EXAMPLES)));
   const measured: Record<string, { list: Load; info: Load }> = {};
-  for (const kind of ['gateway', 'sdk-reference', 'fastify-reference']) {
-    const server = await startServer(kind, EXAMPLES);
-    const { ids } =
-      kind === 'fastify-reference'
-        ? { ids: Array.from({ length: 50 }, (_, i) => `s${i}`) }
-        : await openSessions(server.url, 50);
-    if (kind !== 'fastify-reference') for (const id of ids) await rpc(server.url, id, infoBody);
-    measured[kind] = {
-      list: await load(server.url, ids, listBody, seconds),
-      info: await load(server.url, ids, infoBody, seconds),
-    };
-    await server.stop();
+  try {
+    const sessions: string[][] = [];
+    for (const [i, kind] of kinds.entries()) {
+      const server = servers[i] as BenchServer;
+      const { ids } =
+        kind === 'fastify-reference'
+          ? { ids: Array.from({ length: 50 }, (_, n) => `s${n}`) }
+          : await openSessions(server.url, 50);
+      if (kind !== 'fastify-reference') for (const id of ids) await rpc(server.url, id, infoBody);
+      sessions.push(ids);
+    }
+    // Alternating rounds, the best of each kept (as in hotPaths.ts): on 2 cores shared with the load
+    // generator one round of the bare route alone has read 40 % above the others.
+    const better = (a: Load | undefined, b: Load): Load =>
+      a === undefined ? b : { ...(b.rps > a.rps ? b : a), errors: a.errors + b.errors };
+    for (let round = 0; round < (QUICK ? 1 : 3); round++) {
+      for (const [i, kind] of kinds.entries()) {
+        const url = (servers[i] as BenchServer).url;
+        const ids = sessions[i] as string[];
+        const list = await load(url, ids, listBody, seconds);
+        const info = await load(url, ids, infoBody, seconds);
+        measured[kind] = {
+          list: better(measured[kind]?.list, list),
+          info: better(measured[kind]?.info, info),
+        };
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
   }
   results.throughput = measured;
   const g = measured.gateway;
