@@ -233,6 +233,10 @@ async function upstreamMemoryRows() {
   );
 }
 
+/** The better of two rounds (more req/s), with the errors of both: alternating rounds keep each side's best. */
+const bestRound = <T extends { readonly rps: number; readonly errors: number }>(a: T | undefined, b: T): T =>
+  a === undefined ? b : { ...(b.rps > a.rps ? b : a), errors: a.errors + b.errors };
+
 async function load(url: string, sessions: string[], body: object, seconds: number) {
   let next = 0;
   const result = await autocannon({
@@ -289,8 +293,6 @@ async function throughput(seconds: number) {
     }
     // Alternating rounds, the best of each kept (as in hotPaths.ts): on 2 cores shared with the load
     // generator one round of the bare route alone has read 40 % above the others.
-    const better = (a: Load | undefined, b: Load): Load =>
-      a === undefined ? b : { ...(b.rps > a.rps ? b : a), errors: a.errors + b.errors };
     for (let round = 0; round < (QUICK ? 1 : 3); round++) {
       for (const [i, kind] of kinds.entries()) {
         const url = (servers[i] as BenchServer).url;
@@ -298,8 +300,8 @@ async function throughput(seconds: number) {
         const list = await load(url, ids, listBody, seconds);
         const info = await load(url, ids, infoBody, seconds);
         measured[kind] = {
-          list: better(measured[kind]?.list, list),
-          info: better(measured[kind]?.info, info),
+          list: bestRound(measured[kind]?.list, list),
+          info: bestRound(measured[kind]?.info, info),
         };
       }
     }
@@ -389,13 +391,27 @@ async function eras(root: string, seconds: number) {
     return { rps: result.requests.average, p50: result.latency.p50, errors: result.non2xx + result.errors };
   };
   const gateway = await startServer('gateway', root);
-  const { ids } = await openSessions(gateway.url, 50);
-  const legacy = await load(gateway.url, ids, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, seconds);
-  const modern = await modernList(gateway.url);
-  await gateway.stop();
   const ceilingServer = await startServer('fastify-spliced', root, 'catalog');
-  const ceiling = await modernList(ceilingServer.url);
-  await ceilingServer.stop();
+  type Load = { readonly rps: number; readonly p50: number; readonly errors: number };
+  let legacy: Load | undefined;
+  let modern: Load | undefined;
+  let ceiling: Load | undefined;
+  try {
+    const { ids } = await openSessions(gateway.url, 50);
+    // Alternating rounds, the best of each kept (as in hotPaths.ts): the two eras are within a few per cent
+    // of each other, less than one round's noise on 2 cores shared with the load generator.
+    for (let round = 0; round < (QUICK ? 1 : 3); round++) {
+      legacy = bestRound(
+        legacy,
+        await load(gateway.url, ids, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, seconds),
+      );
+      modern = bestRound(modern, await modernList(gateway.url));
+      ceiling = bestRound(ceiling, await modernList(ceilingServer.url));
+    }
+  } finally {
+    await Promise.all([gateway.stop(), ceilingServer.stop()]);
+  }
+  if (legacy === undefined || modern === undefined || ceiling === undefined) return;
   results.eras = { legacy, modern, ceiling };
   row(
     'eras',
