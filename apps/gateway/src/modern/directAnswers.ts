@@ -3,6 +3,7 @@ import type { Principal } from '../auth/accessPolicy.js';
 import { type LazyAbort, LazyCallContext } from '../mcp/lazyAbort.js';
 import { isRenderedOnce, objectJsonOf } from '../mcp/renderedJson.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
+import { createOwnedMemo } from '../reload/catalogMemo.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
 import type { DirectRequest } from './directRequest.js';
@@ -89,21 +90,11 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
   // An answer made of registered values alone (a get_info result, a skill and its cache hint, a prompt) is the
   // same bytes on every request until the catalog changes: it is encoded once per pair of values, keyed by
   // the values themselves, so it lives as long as they do.
-  const encodedOnce = new WeakMap<object, Map<object | undefined, string>>();
-  const encodeOnce = (value: object, hint: object | undefined, write: () => string): string => {
-    if (!isRenderedOnce(value) || (hint !== undefined && !isRenderedOnce(hint))) return write();
-    let byHint = encodedOnce.get(value);
-    if (byHint === undefined) {
-      byHint = new Map();
-      encodedOnce.set(value, byHint);
-    }
-    let json = byHint.get(hint);
-    if (json === undefined) {
-      json = write();
-      byHint.set(hint, json);
-    }
-    return json;
-  };
+  const encodedOnce = createOwnedMemo<object, object | undefined, string>();
+  const encodeOnce = (value: object, hint: object | undefined, write: () => string): string =>
+    !isRenderedOnce(value) || (hint !== undefined && !isRenderedOnce(hint))
+      ? write()
+      : encodedOnce(value, hint, write);
 
   const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string> => {
     switch (request.method) {

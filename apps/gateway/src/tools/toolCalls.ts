@@ -11,6 +11,7 @@ import {
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { renderOnce } from '../mcp/renderedJson.js';
+import { createOwnedMemo } from '../reload/catalogMemo.js';
 import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
@@ -191,20 +192,10 @@ async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResul
 
 // get_info results per skill entry and text (one per disclosure mode): the same for every call until the
 // catalog changes, so each is built once and written as JSON once (mcp/renderedJson.ts).
-const infoResults = new WeakMap<CatalogSkill, Map<string, CallToolResult>>();
+const infoResults = createOwnedMemo<CatalogSkill, string, CallToolResult>();
 
 function infoResult(entry: CatalogSkill, text: string): CallToolResult {
-  let byText = infoResults.get(entry);
-  if (byText === undefined) {
-    byText = new Map();
-    infoResults.set(entry, byText);
-  }
-  let result = byText.get(text);
-  if (result === undefined) {
-    result = renderOnce({ content: [{ type: 'text' as const, text }] });
-    byText.set(text, result);
-  }
-  return result;
+  return infoResults(entry, text, () => renderOnce({ content: [{ type: 'text' as const, text }] }));
 }
 
 function listFiles(entry: CatalogSkill): CallToolResult {
