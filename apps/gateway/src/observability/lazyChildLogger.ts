@@ -1,10 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
-
-/** Pino's levels that write, least severe first. */
-const LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-
-type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+import { type WrittenLevel, writesAt } from './writesAt.js';
 
 /**
  * A request's child logger, made into a pino child only when it first writes a line. Fastify makes a child
@@ -72,9 +68,8 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
   silent(): void {}
 
-  private write(level: Level, args: unknown[]): void {
-    const at = LEVELS.indexOf(this.level);
-    if (at === -1 || at > LEVELS.indexOf(level)) return;
+  private write(level: WrittenLevel, args: unknown[]): void {
+    if (!writesAt(this, level)) return;
     (this.logger()[level] as (...line: unknown[]) => void)(...args);
   }
 
