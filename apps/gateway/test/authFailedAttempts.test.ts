@@ -73,7 +73,8 @@ describe('anonymous introspection relay', () => {
   it('an unauthenticated client sending random opaque tokens drives at most its budget of introspections', async () => {
     const before = idp.introspections();
     const statuses: number[] = [];
-    for (let i = 0; i < 60; i++) statuses.push((await list(randomBytes(24).toString('hex'), '203.0.113.7')).status);
+    for (let i = 0; i < 60; i++)
+      statuses.push((await list(randomBytes(24).toString('hex'), '203.0.113.7')).status);
     // Its first attempts are checked (and refused); then it waits, and the authorization server is not asked.
     expect(statuses.slice(0, PER_MINUTE)).toEqual(Array(PER_MINUTE).fill(401));
     expect(new Set(statuses.slice(PER_MINUTE))).toEqual(new Set([429]));

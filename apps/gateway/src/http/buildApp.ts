@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ScriptRunner } from '@skillgate/runner';
-import type { RateLimiter } from '@skillgate/state';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
-import type { Principal } from '../auth/accessPolicy.js';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
 import { GatewayError } from '../errors/gatewayError.js';
