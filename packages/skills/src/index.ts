@@ -46,7 +46,6 @@ export {
   MIN_NAME_LENGTH,
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
-  SEARCH_SKILLS_TOOL,
 } from './names/toolNames.js';
 export {
   buildSkillIndex,

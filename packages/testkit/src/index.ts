@@ -2,10 +2,8 @@ export { freePort, type RedisServer, startRedisServer } from './redisServer.js';
 export {
   type RegistryQuery,
   type RegistryServer,
-  type RegistrySkills,
   readRegistryQueries,
   readRegistryServers,
-  registrySkillBase,
   writeRegistrySkills,
 } from './registrySkills.js';
 export { createTempSkills, skillMd, type TempSkills } from './tempSkills.js';

@@ -52,7 +52,7 @@ export async function readRegistryQueries(): Promise<readonly RegistryQuery[]> {
 }
 
 /** A server name reduced to a skill name: a-z0-9 and single inner hyphens, at most `max` chars. */
-export function registrySkillBase(serverName: string, max = 56): string {
+function registrySkillBase(serverName: string, max = 56): string {
   const reduced = serverName
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -106,7 +106,7 @@ export async function writeRegistrySkills(options: RegistrySkillsOptions): Promi
 }
 
 /** The SKILL.md of one server's skill. */
-export function registrySkillMd(name: string, server: RegistryServer): string {
+function registrySkillMd(name: string, server: RegistryServer): string {
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
   const raw = oneLine(server.server_description) || oneLine(server.server_summary) || server.server_name;
   const description = raw.length > 1000 ? `${raw.slice(0, 999)}…` : raw;

@@ -130,7 +130,7 @@ const HOW: Readonly<Record<Disclosure, string>> = {
 };
 
 /** The default of `tools.max_listed`. */
-export const DEFAULT_MAX_LISTED = 100;
+const DEFAULT_MAX_LISTED = 100;
 
 const NO_UNLOCKS: ReadonlySet<string> = new Set();
 

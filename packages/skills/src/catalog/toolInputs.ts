@@ -25,7 +25,7 @@ const MAX_TAIL_LINES = 100_000;
 const MAX_NAME_CHARS = 256;
 const MAX_PATH_CHARS = 4096;
 /** Longest search query and cursor (docs/disclosure.md). */
-export const MAX_QUERY_CHARS = 1000;
+const MAX_QUERY_CHARS = 1000;
 const MAX_CURSOR_CHARS = 200;
 /** Most results one search_skills call returns. */
 export const MAX_SEARCH_LIMIT = 20;
