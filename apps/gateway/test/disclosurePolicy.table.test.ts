@@ -106,7 +106,7 @@ const TABLE: readonly Row[] = [
       search_skills: 'callable',
       load_skill: 'callable',
       list_skill_files: 'unknown',
-      [GI('text-stats')]: 'callable',
+      [GI('text-stats')]: 'unknown',
       [RUN]: 'unknown',
     },
   },

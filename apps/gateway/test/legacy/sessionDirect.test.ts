@@ -203,7 +203,7 @@ const SEARCH_REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
   ['search_skills with a bad cursor', call('search_skills', { query: 'csv', cursor: 'bm9wZQ' })],
   ['load_skill', call('load_skill', { name: 'text-stats' })],
   ['load_skill of an unknown skill', call('load_skill', { name: 'nope' })],
-  ['a get_info name (answers like load_skill)', call('skill_csv-tools_get_info', {})],
+  ['a get_info name that is not listed', call('skill_csv-tools_get_info', {})],
 ];
 
 describe("a 2025-era session's direct path in search mode", () => {

@@ -234,10 +234,13 @@ describe('tools.max_listed', () => {
     const capped = await startTestGateway({ skills: { roots: [EXAMPLES_ROOT] }, tools: { max_listed: 3 } });
     const c = await connectClient(capped.url);
     expect((await c.client.listTools()).tools.map((t) => t.name)).toContain('search_skills');
-    // A get_info name kept from elsewhere still answers (like load_skill), and unlocks nothing.
-    const info = await c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} });
-    expect(textOf(info)).toContain('run_skill_script');
+    // load_skill answers like catalog's get_info and unlocks nothing; an unlisted get_info is unknown.
+    const loaded = await c.client.callTool({ name: 'load_skill', arguments: { name: 'text-stats' } });
+    expect(textOf(loaded)).toContain('run_skill_script');
     expect(c.listChanged()).toBe(0);
+    await expect(
+      c.client.callTool({ name: 'skill_text-stats_get_info', arguments: {} }),
+    ).rejects.toMatchObject({ code: -32602 });
     await c.close();
     await capped.close();
     const plain = await startTestGateway({ skills: { roots: [EXAMPLES_ROOT] } });

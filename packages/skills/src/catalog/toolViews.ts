@@ -151,8 +151,8 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
         if (mode === 'eager' || mode === 'catalog') return callable(allowedHasScripts(view.allowed));
         return callable(anyUnlockedScripts(view));
       case 'get_info':
-        // Search mode lists only pinned ones, but any usable skill's get_info still answers (as load_skill
-        // does): a client that kept a name from before the list switched to search goes on working.
+        // Search mode lists only the pinned ones: callable is listed, in every mode.
+        if (mode === 'search' && entries.get(target.skill)?.pinned !== true) return 'hidden';
         return callable(mode !== 'universal' && isAllowed(target.skill, view.allowed));
       default:
         // A skill's run/read/call tools: listed in eager mode, and in namespaced mode once the skill is unlocked.

@@ -20,17 +20,34 @@ const CAMEL = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 export function searchWords(text: string): string[] {
   const out: string[] = [];
   for (const [raw] of text.matchAll(WORD)) {
-    out.push(raw.toLowerCase());
+    const lower = raw.toLowerCase();
+    out.push(lower);
+    // Only a word with a capital after its first letter can be camelCase: most are not.
+    if (lower === raw || !HAS_INNER_CAPITAL.test(raw)) continue;
     const parts = raw.split(CAMEL);
     if (parts.length > 1) for (const part of parts) out.push(part.toLowerCase());
   }
   return out;
 }
 
+const HAS_INNER_CAPITAL = /.\p{Lu}/u;
+
 /** A word as the index keeps it: stop words dropped, the rest stemmed (Porter), so `deploys` finds `deploy`. */
 export function searchTerm(word: string): string | null {
-  return STOP_WORDS.has(word) ? null : stemmer(word);
+  if (STOP_WORDS.has(word)) return null;
+  let term = stems.get(word);
+  if (term === undefined) {
+    term = stemmer(word);
+    // Bounded: a vocabulary larger than this starts over (stemming again is only slower).
+    if (stems.size >= MAX_STEMS) stems.clear();
+    stems.set(word, term);
+  }
+  return term;
 }
+
+// Stemming is most of the cost of indexing a skill, and words repeat across skills and queries.
+const stems = new Map<string, string>();
+const MAX_STEMS = 100_000;
 
 /** The distinct index terms of a text. */
 export function searchTerms(text: string): Set<string> {
