@@ -92,7 +92,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
   const tokens = resolveAuthTokens(config, env);
-  const runner = await startScripts({
+  const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
     sandbox: config.scripts.sandbox,
     secretEnvNames,
@@ -101,7 +101,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   });
   // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
   // the start, it is listed as down and retried (docs/upstreams.md).
-  const upstreams = createGatewayUpstreamPool({ upstreams: settings.upstreams, env, log });
+  const upstreams = createGatewayUpstreamPool({
+    upstreams: settings.upstreams,
+    env,
+    log,
+    bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
+  });
   await upstreams.start();
   const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),
