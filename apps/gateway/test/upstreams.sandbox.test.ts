@@ -30,7 +30,7 @@ let served: ServedProcess | undefined;
 afterEach(async () => {
   const proc = served?.proc;
   served = undefined;
-  if (proc === undefined || proc.exitCode !== null) return;
+  if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((resolve) => proc.once('exit', resolve));
   proc.kill('SIGTERM');
   await exited;
