@@ -269,10 +269,13 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const upstreamsSettled =
     settings.upstreams.length === 0
       ? Promise.resolve()
-      : upstreamsStarted.then(() => catalogs.reload()).then(
-          () => undefined,
-          (error: unknown) => log.error({ err: error }, 'catalog rebuild after the upstreams started failed'),
-        );
+      : upstreamsStarted
+          .then(() => catalogs.reload())
+          .then(
+            () => undefined,
+            (error: unknown) =>
+              log.error({ err: error }, 'catalog rebuild after the upstreams started failed'),
+          );
   return {
     app,
     settings,

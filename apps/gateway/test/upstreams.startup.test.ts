@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectClient, REPO_ROOT, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
+import {
+  connectClient,
+  REPO_ROOT,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+} from './helpers/testGateway.js';
 
 const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileUpstream.mjs');
 
