@@ -27,6 +27,7 @@ import { createRecentCalls } from './observability/recentCalls.js';
 import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
+import { createSkillSearch } from './tools/skillSearch.js';
 import { createToolHandlers } from './tools/toolHandlers.js';
 import { createGatewayUpstreamPool, upstreamReadiness } from './upstreams/createGatewayUpstreamPool.js';
 
@@ -64,6 +65,8 @@ export interface Gateway {
   readonly sessions: LiveSessions;
   /** Connections to the upstream MCP servers (docs/upstreams.md). */
   readonly upstreams: UpstreamPool;
+  /** Resolves once every upstream's first connect attempt ended and a catalog built after it is current. */
+  readonly upstreamsSettled: Promise<void>;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
 }
@@ -93,17 +96,23 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
   const tokens = resolveAuthTokens(config, env);
-  const runner = await startScripts({
+  const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
     sandbox: config.scripts.sandbox,
     secretEnvNames,
     env,
     log,
   });
-  // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
-  // the start, it is listed as down and retried (docs/upstreams.md).
-  const upstreams = createGatewayUpstreamPool({ upstreams: settings.upstreams, env, log });
-  await upstreams.start();
+  // Upstreams connect in the background: the gateway listens at once, serving each upstream as `connecting`
+  // until its first attempt ends (one that never answers cannot hold the start); its tools arrive with a
+  // catalog rebuild, and a dead one is listed as down and retried (docs/upstreams.md).
+  const upstreams = createGatewayUpstreamPool({
+    upstreams: settings.upstreams,
+    env,
+    log,
+    bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
+  });
+  const upstreamsStarted = upstreams.start();
   const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),
     onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
@@ -166,6 +175,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     access: policy,
     store,
     maxInstructionsChars: config.skills.max_instructions_chars,
+    maxListed: config.tools.max_listed,
+    // Once per (catalog, mode, allow-list): a reload logs it again if it still applies.
+    onSwitchToSearch: (event) =>
+      log.info(
+        {
+          principal: event.principal,
+          configured: event.configured,
+          listed: event.listed,
+          max_listed: event.maxListed,
+        },
+        `principal "${event.principal}" would list ${event.listed} tools at first (tools.max_listed ${event.maxListed}): it gets search instead of ${event.configured}`,
+      ),
   });
   const inFlight = createInFlightCalls();
   // The last tool calls of this replica, for the operator page (docs/operator.md).
@@ -178,6 +199,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     jobs,
     upstreams,
     metrics,
+    search: createSkillSearch(),
     readLimits: settings.readLimits,
     inFlight,
     events: state.events,
@@ -259,6 +281,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
   });
 
+  // The first attempts' outcomes reach the catalog through followCatalogChanges too; this reload only lets
+  // a caller (a test, a supervisor) wait for them.
+  const upstreamsSettled =
+    settings.upstreams.length === 0
+      ? Promise.resolve()
+      : upstreamsStarted
+          .then(() => catalogs.reload())
+          .then(
+            () => undefined,
+            (error: unknown) =>
+              log.error({ err: error }, 'catalog rebuild after the upstreams started failed'),
+          );
   return {
     app,
     settings,
@@ -270,6 +304,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     metrics,
     sessions: live,
     upstreams,
+    upstreamsSettled,
     async close() {
       if (draining) return;
       draining = true;

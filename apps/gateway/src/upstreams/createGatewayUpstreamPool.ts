@@ -9,6 +9,8 @@ export interface GatewayUpstreamPoolOptions {
   /** Where headers_from_env and env_from values (and a stdio server's PATH, HOME, LANG) come from. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
+  /** bwrap's path when stdio servers run in the script sandbox; undefined runs them unsandboxed. */
+  readonly bwrap: string | undefined;
 }
 
 /** The gateway's upstream pool (not started), logging through the gateway's logger (docs/upstreams.md). */
@@ -17,6 +19,7 @@ export function createGatewayUpstreamPool(options: GatewayUpstreamPoolOptions): 
     upstreams: options.upstreams,
     env: options.env,
     cwd: process.cwd(),
+    ...(options.bwrap === undefined ? {} : { bwrap: options.bwrap }),
     logger: {
       info: (fields, message) => options.log.info(fields, message),
       warn: (fields, message) => options.log.warn(fields, message),
