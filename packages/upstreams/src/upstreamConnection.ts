@@ -39,6 +39,8 @@ export interface UpstreamConnection {
 
 // Starting a server (npx, a JIT) may take longer than one call is allowed to.
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
+// Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
+const CALL_ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * Creates the connection of one upstream (not started). It owns the lifecycle: connect and handshake, the
@@ -68,7 +70,12 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const maxMessageBytes = Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024);
   // HTTP upstreams: one set of kept-alive connections for the connection's life.
   const http: NodeFetch | undefined =
-    definition.url === undefined ? undefined : createNodeFetch({ maxBodyBytes: maxMessageBytes });
+    definition.url === undefined
+      ? undefined
+      : createNodeFetch({
+          maxBodyBytes: maxMessageBytes,
+          maxCallAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
+        });
 
   // The connection broke or could not be made: down, keep the last tools, try again after the backoff.
   const fail = (gen: number, reason: string): void => {
@@ -176,7 +183,6 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           client,
           slots,
           progress,
-          maxMessageBytes,
           lost: (reason) => fail(gen, reason),
         },
         { ...callOptions, tool, args },
