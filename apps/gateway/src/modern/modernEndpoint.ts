@@ -1,11 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
-import {
-  type AuthInfo,
-  createMcpHandler,
-  type McpHttpHandler,
-  type ServerEventBus,
-} from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Disclosure } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
@@ -17,6 +12,10 @@ import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { createDirectAnswers } from './directAnswers.js';
 import type { DirectRequest } from './directRequest.js';
+import { createListenAudiences } from './listenAudiences.js';
+
+/** Whether a change concerns an audience (asked once per principal with a listen stream open). */
+type Affects = (audience: Audience) => boolean | Promise<boolean>;
 
 /** The 2026-07-28 side of the endpoint: one handler for every modern request, plus its change bus. */
 export interface ModernEndpoint {
@@ -27,12 +26,12 @@ export interface ModernEndpoint {
    * SDK's per-request server (directAnswers.ts); undefined when the SDK's path must answer it.
    */
   answer(principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string | undefined>;
-  /** Publishes tools/list_changed to every open subscriptions/listen stream. */
-  toolsChanged(): void;
-  /** Publishes resources/list_changed (skill entries changed) to every open subscriptions/listen stream. */
-  resourcesChanged(): void;
-  /** Publishes prompts/list_changed to every open subscriptions/listen stream. */
-  promptsChanged(): void;
+  /** Sends tools/list_changed on the open subscriptions/listen streams of the audiences it affects. */
+  toolsChanged(affects: Affects): Promise<void>;
+  /** Sends resources/list_changed (skill entries changed) on the streams of the audiences it affects. */
+  resourcesChanged(affects: Affects): Promise<void>;
+  /** Sends prompts/list_changed on the streams of the audiences it affects. */
+  promptsChanged(affects: Affects): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,8 +54,6 @@ export interface ModernEndpointOptions {
   readonly disclosure: Pick<DisclosurePolicy, 'cacheScope'>;
   readonly log: FastifyBaseLogger;
   readonly settings: ModernSettings;
-  /** Change bus of subscriptions/listen (in-process by default; shared across replicas when given). */
-  readonly bus?: ServerEventBus;
 }
 
 // Fastify authenticated the request; the SDK hands `req.auth` to the server factory as authInfo.
@@ -85,6 +82,8 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
 export function createModernEndpoint(options: ModernEndpointOptions): ModernEndpoint {
   const { servers, disclosure, log, settings } = options;
   const { catalogs, skills } = servers;
+  // Each replica reloads its own catalog and tells its own streams: the bus is in-process, per principal.
+  const audiences = createListenAudiences((error) => log.debug({ err: error }, 'listen notification failed'));
   const handler: McpHttpHandler = createMcpHandler(
     ({ authInfo }) => {
       const principal = principalOf(authInfo);
@@ -97,7 +96,7 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
     },
     {
       legacy: 'reject',
-      ...(options.bus === undefined ? {} : { bus: options.bus }),
+      bus: audiences,
       maxRequestBodySize: settings.bodyLimitBytes,
       // Set, not left to the SDK's default; buildApp refuses streams past it (and per principal) itself.
       maxSubscriptions: settings.maxListenStreams,
@@ -167,12 +166,16 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
   return {
     async handle(req, res, body, principal) {
       (req as AuthenticatedRequest).auth = authOf(principal);
-      await serve(req, res, body);
+      // A listen stream opened here belongs to this principal (listenAudiences.ts).
+      await audiences.runAs(principal, () => serve(req, res, body));
     },
     answer,
-    toolsChanged: () => handler.notify.toolsChanged(),
-    resourcesChanged: () => handler.notify.resourcesChanged(),
-    promptsChanged: () => handler.notify.promptsChanged(),
+    toolsChanged: (affects) =>
+      audiences.publishTo({ kind: 'tools_list_changed' }, (principal) => affects(audienceOf(principal))),
+    resourcesChanged: (affects) =>
+      audiences.publishTo({ kind: 'resources_list_changed' }, (principal) => affects(audienceOf(principal))),
+    promptsChanged: (affects) =>
+      audiences.publishTo({ kind: 'prompts_list_changed' }, (principal) => affects(audienceOf(principal))),
     close: () => handler.close(),
   };
 }

@@ -2,6 +2,7 @@ import type { LogLevel } from '@skillgate/config';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import { escapeJsonLine, escapeRecord } from './escapeControlCharacters.js';
 import { redactSecrets } from './redactSecrets.js';
 
 /** Options of createGatewayLogger. */
@@ -60,7 +61,11 @@ const prettyMessage = (record: Record<string, unknown>, messageKey: string): str
   return `${method} ${String(field(record, 'req', 'url'))} ${status}${ms}`;
 };
 
-/** Writes each (already redacted) JSON line as pino-pretty's one readable line, synchronously. */
+/**
+ * Writes each (already redacted) JSON line as pino-pretty's one readable line, synchronously. The record is
+ * decoded here and every string in it escaped before pino-pretty (and our own message format) print it:
+ * decoding turns a logged `\u001b` back into ESC, and pino-pretty strips only some control characters.
+ */
 function prettyDestination(sink: DestinationStream): DestinationStream {
   const pretty = prettyFactory({
     singleLine: true,
@@ -68,13 +73,28 @@ function prettyDestination(sink: DestinationStream): DestinationStream {
     ignore: 'pid,hostname,reqId,req,res,responseTime',
     messageFormat: prettyMessage,
   });
-  return { write: (line: string) => sink.write(pretty(line)) };
+  return {
+    write: (line: string) => {
+      let record: unknown;
+      try {
+        record = JSON.parse(line);
+      } catch {
+        record = undefined;
+      }
+      sink.write(
+        typeof record === 'object' && record !== null
+          ? pretty(escapeRecord(record))
+          : `${escapeJsonLine(line)}`,
+      );
+    },
+  };
 }
 
 /**
  * The gateway's logger: credential headers and query strings never serialized, and every line passed
  * through redactSecrets before it is written (and, in the pretty format, before it is prettified), so a
- * secret in a message or error is removed in both formats.
+ * secret in a message or error is removed in both formats; control characters from any field (an upstream's
+ * stderr, a tool name quoted in a clash) are written as visible escapes, never raw.
  */
 export function createGatewayLogger(options: GatewayLoggerOptions): FastifyBaseLogger {
   const secrets = options.secrets ?? [];
@@ -84,7 +104,8 @@ export function createGatewayLogger(options: GatewayLoggerOptions): FastifyBaseL
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: { req: requestSerializer },
-      hooks: { streamWrite: (line) => redactSecrets(line, secrets) },
+      // Control characters are escaped in both formats (a terminal may show either): docs/operator.md.
+      hooks: { streamWrite: (line) => escapeJsonLine(redactSecrets(line, secrets)) },
     },
     options.format === 'pretty' ? prettyDestination(sink) : sink,
   );

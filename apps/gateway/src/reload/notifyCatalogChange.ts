@@ -1,6 +1,6 @@
 import type { Catalog } from '@skillgate/skills';
 import type { SessionStore } from '@skillgate/state';
-import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import {
   notifySkillsChange,
   type SkillsChangeNotifier,
@@ -10,7 +10,8 @@ import { diffCatalogs, isEmptyDiff } from './catalogDiff.js';
 
 /** Where list changes go besides legacy sessions: the 2026-07-28 subscriptions/listen streams. */
 export interface ModernNotifier extends SkillsChangeNotifier {
-  toolsChanged(): void;
+  /** Tells the listen streams of the audiences `affects` accepts that their tools list changed. */
+  toolsChanged(affects: (audience: Audience) => boolean | Promise<boolean>): Promise<void>;
 }
 
 /** Where a reload's changes are told, and whose unlocks and lists they touch. */
@@ -24,7 +25,8 @@ export interface CatalogChangeTargets extends SkillsChangeTargets {
 /**
  * After a reload: drops removed skills from every unlock set, sends one tools/list_changed to each legacy
  * session whose list changed (on its GET stream: no request is in flight to relate it to), and one to
- * the modern listen streams. Returns the number of legacy sessions notified.
+ * each modern listen stream whose principal's list changed (the same rule). Returns the number of legacy
+ * sessions notified.
  */
 export async function notifyCatalogChange(
   targets: CatalogChangeTargets,
@@ -37,7 +39,7 @@ export async function notifyCatalogChange(
   const diff = diffCatalogs(previous, next);
   if (isEmptyDiff(diff)) return 0;
   if (diff.removed.size > 0) await targets.store.forget(diff.removed);
-  modern.toolsChanged();
+  await modern.toolsChanged((audience) => disclosure.affectedBy(diff, previous, next, audience));
   let notified = 0;
   for (const session of [...sessions.all()]) {
     if (!(await disclosure.affectedBy(diff, previous, next, session.audience))) continue;

@@ -1,14 +1,14 @@
 import type { Catalog } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
-import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import { diffSkillsExtension } from './diffSkillsExtension.js';
 
 /** Where skill list changes go besides legacy sessions: the 2026-07-28 subscriptions/listen streams. */
 export interface SkillsChangeNotifier {
-  resourcesChanged(): void;
-  promptsChanged(): void;
+  resourcesChanged(affects: (audience: Audience) => boolean): Promise<void>;
+  promptsChanged(affects: (audience: Audience) => boolean): Promise<void>;
 }
 
 /** Where a reload's skill changes are told, and who may hear of which skill. */
@@ -25,8 +25,8 @@ export interface SkillsChangeTargets {
 /**
  * After a reload: `resources/list_changed` when a skill entry changed (a host holding entries refreshes
  * them: new digests revoke approvals), `prompts/list_changed` when a prompt appeared, vanished or was
- * renamed (with `skills.prompts`). Legacy sessions hear only of skills their principal may use, before or
- * after; modern streams are not per principal, so they hear of every change (docs/skills-extension.md).
+ * renamed (with `skills.prompts`). Sessions and listen streams hear only of skills their principal may use,
+ * before or after (docs/skills-extension.md).
  */
 export async function notifySkillsChange(
   targets: SkillsChangeTargets,
@@ -37,10 +37,11 @@ export async function notifySkillsChange(
   const diff = diffSkillsExtension(previous, next);
   const prompts = targets.prompts ? diff.prompts : new Set<string>();
   if (diff.entries.size === 0 && prompts.size === 0) return;
-  if (diff.entries.size > 0) modern.resourcesChanged();
-  if (prompts.size > 0) modern.promptsChanged();
   const touches = (principal: Principal, changed: ReadonlySet<string>) =>
     disclosure.touches(previous, next, principal, changed);
+  if (diff.entries.size > 0)
+    await modern.resourcesChanged(({ principal }) => touches(principal, diff.entries));
+  if (prompts.size > 0) await modern.promptsChanged(({ principal }) => touches(principal, prompts));
   for (const session of [...sessions.all()]) {
     const { principal } = session.audience;
     const failed = (error: unknown) =>
