@@ -101,7 +101,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   });
   // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
   // the start, it is listed as down and retried (docs/upstreams.md).
-  const upstreams = createGatewayUpstreamPool({ upstreams: settings.upstreams, env, log });
+  const upstreams = createGatewayUpstreamPool({
+    upstreams: settings.upstreams,
+    env,
+    log,
+    secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
+  });
   await upstreams.start();
   const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),

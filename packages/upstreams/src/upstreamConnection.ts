@@ -126,9 +126,16 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         },
       });
       pending = current;
-      current.onclose = () => fail(gen, 'connection closed');
+      // The transport's last error is why it closed: "connection closed" alone hid every real cause.
+      let lastTransportError: string | undefined;
+      current.onclose = () =>
+        fail(
+          gen,
+          lastTransportError === undefined ? 'connection closed' : `connection closed: ${lastTransportError}`,
+        );
       current.onerror = (error) => {
-        if (isConnectionLoss(error)) fail(gen, describeError(error));
+        lastTransportError = describeError(error);
+        if (isConnectionLoss(error)) fail(gen, lastTransportError);
       };
       await current.connect(transport, { timeout: connectTimeoutMs });
       pending = undefined;

@@ -14,6 +14,8 @@ export async function upstreamSnapshots(config: SkillgateConfig): Promise<readon
     upstreams: upstreamDefinitions(config),
     env: process.env,
     log: quiet,
+    // The operator's own terminal: the real errors, as the environment they already hold.
+    secrets: [],
   });
   try {
     await pool.start();
