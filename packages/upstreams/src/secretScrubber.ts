@@ -1,5 +1,5 @@
 /** What a configured secret is replaced with in anything an upstream returns. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Replaces configured secret values in what upstreams return, before a caller or a status sees it. */
 export interface SecretScrubber {

@@ -1,4 +1,4 @@
-import { Client, type jsonSchemaValidator } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, type JsonSchemaValidator } from '@modelcontextprotocol/client';
 import type { UpstreamSnapshot } from '@skillgate/skills';
 import type { UpstreamDefinition } from './types.js';
 
@@ -17,10 +17,10 @@ export interface UpstreamClientOptions {
  * callers nor reads structuredContent itself: it passes it on, bounded by max_result_bytes, and the
  * caller's own client may validate it (docs/decisions.md, "Upstream output is not validated").
  */
-const UNVALIDATED_OUTPUT: jsonSchemaValidator = {
-  getValidator:
-    <T>() =>
-    (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined }),
+const UNVALIDATED_OUTPUT: NonNullable<ClientOptions['jsonSchemaValidator']> = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
 };
 
 // Most pages of one tools/list walk; a server whose cursor never converges is broken.
