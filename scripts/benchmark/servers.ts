@@ -58,6 +58,8 @@ if (kind === 'gateway') {
   gateway.app.get('/__bench/mem', async () => memory());
   gateway.app.get('/__bench/cpu', async () => cpu());
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  // The gateway listens before its upstreams connect; the benchmarks measure connected ones.
+  await gateway.upstreamsSettled;
   ready(Number(new URL(address).port));
 } else if (kind === 'gateway-oauth') {
   // A static token and an OAuth issuer (the benchmark's own JWKS server) side by side (oauth.ts).

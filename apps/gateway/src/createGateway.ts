@@ -63,6 +63,8 @@ export interface Gateway {
   readonly sessions: LiveSessions;
   /** Connections to the upstream MCP servers (docs/upstreams.md). */
   readonly upstreams: UpstreamPool;
+  /** Resolves once every upstream's first connect attempt ended and a catalog built after it is current. */
+  readonly upstreamsSettled: Promise<void>;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
 }
@@ -92,22 +94,24 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
   const tokens = resolveAuthTokens(config, env);
-  const runner = await startScripts({
+  const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
     sandbox: config.scripts.sandbox,
     secretEnvNames,
     env,
     log,
   });
-  // Upstreams connect (and list their tools) before the first catalog is built; a dead one does not stop
-  // the start, it is listed as down and retried (docs/upstreams.md).
+  // Upstreams connect in the background: the gateway listens at once, serving each upstream as `connecting`
+  // until its first attempt ends (one that never answers cannot hold the start); its tools arrive with a
+  // catalog rebuild, and a dead one is listed as down and retried (docs/upstreams.md).
   const upstreams = createGatewayUpstreamPool({
     upstreams: settings.upstreams,
     env,
     log,
     secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
+    bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
   });
-  await upstreams.start();
+  const upstreamsStarted = upstreams.start();
   const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),
     onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
@@ -261,6 +265,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
   });
 
+  // The first attempts' outcomes reach the catalog through followCatalogChanges too; this reload only lets
+  // a caller (a test, a supervisor) wait for them.
+  const upstreamsSettled =
+    settings.upstreams.length === 0
+      ? Promise.resolve()
+      : upstreamsStarted
+          .then(() => catalogs.reload())
+          .then(
+            () => undefined,
+            (error: unknown) =>
+              log.error({ err: error }, 'catalog rebuild after the upstreams started failed'),
+          );
   return {
     app,
     settings,
@@ -272,6 +288,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     metrics,
     sessions: live,
     upstreams,
+    upstreamsSettled,
     async close() {
       if (draining) return;
       draining = true;

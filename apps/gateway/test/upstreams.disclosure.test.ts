@@ -58,6 +58,8 @@ beforeAll(async () => {
           command: [process.execPath, MEMORY],
           skill: 'none',
           env_from: { MEMORY_FILE_PATH: 'T_MEMORY_FILE' },
+          // Sandboxed, the server writes only where its config lets it: the folder of its memory file.
+          sandbox: { write: [root] },
         },
         {
           id: 'probe',

@@ -103,6 +103,9 @@ describe('upstreams in the gateway', () => {
   it('stops every stdio upstream on shutdown', async () => {
     const pidFile = join(work, 'shutdown.pids');
     const gw = await startTestGateway({
+      // Unsandboxed, so the server can write its host pids to the file (upstreams.sandbox.test.ts covers
+      // the sandboxed ones).
+      scripts: { sandbox: 'off' },
       upstreams: [
         { id: 'local', command: [process.execPath, TEST_UPSTREAM, '--pid-file', pidFile, '--spawn-child'] },
       ],
@@ -121,6 +124,7 @@ describe('upstreams in the gateway', () => {
       JSON.stringify({
         server: { port: 0 },
         skills: { roots: [join(REPO_ROOT, 'examples/skills')] },
+        scripts: { sandbox: 'off' },
         upstreams: [
           { id: 'local', command: [process.execPath, TEST_UPSTREAM, '--pid-file', pidFile, '--spawn-child'] },
         ],

@@ -189,7 +189,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
                 bwrap,
                 options: sandboxArguments({
                   layout,
-                  skillDir: req.skillDir,
+                  readOnly: [req.skillDir],
+                  cwd: req.skillDir,
                   network,
                   tmpBytes: limits.fileBytes,
                   handshake,

@@ -1,10 +1,13 @@
 export { createScriptRunner } from './createScriptRunner.js';
+export { findExecutable } from './findExecutable.js';
 export { createProcessGuard, type ProcessGuard } from './guard/processGuard.js';
 export type { RunCgroup } from './guard/runCgroup.js';
 export { lastLines } from './lastLines.js';
 export { launchCommand } from './launchCommand.js';
 export { RunnerError } from './runnerError.js';
 export { probeSandbox } from './sandbox/probeSandbox.js';
+export { sandboxArguments } from './sandbox/sandboxArguments.js';
+export { SANDBOX_PATH, systemLayout } from './sandbox/systemLayout.js';
 export type {
   LimitName,
   RunnerErrorCode,
@@ -14,6 +17,7 @@ export type {
   RunRequest,
   RunResult,
   SandboxMode,
+  SandboxStatus,
   ScriptOutput,
   ScriptRunner,
 } from './types.js';

@@ -52,6 +52,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
           definition,
           env: options.env,
           cwd: options.cwd,
+          bwrap: options.bwrap,
           guard: getGuard,
           logger: options.logger,
           backoff: options.backoff ?? { initialMs: 1000, maxMs: 60_000 },

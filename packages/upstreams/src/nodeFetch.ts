@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { createBoundedEventStream } from './boundedEventStream.js';
+import { claimCallSignal } from './callScope.js';
 import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createNodeFetch. */
@@ -150,7 +151,7 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
       }
     });
   return {
-    fetch: (url, init = {}) => send(new URL(url), init, true),
+    fetch: (url, init = {}) => send(new URL(url), endingWithItsCall(init), true),
     close() {
       agents['http:'].destroy();
       agents['https:'].destroy();
@@ -195,6 +196,21 @@ function responseHeaders(response: IncomingMessage): Headers {
     if (name !== undefined && value !== undefined) headers.append(name, value);
   }
   return headers;
+}
+
+// A call's request ends with its call too: a timed-out or cancelled call's stream must not stay open. Not a
+// notification though: the client sends notifications/cancelled just before the call ends.
+function endingWithItsCall(init: RequestInit): RequestInit {
+  const call = isNotification(init.body) ? undefined : claimCallSignal();
+  if (call === undefined) return init;
+  const own = init.signal ?? undefined;
+  return { ...init, signal: own === undefined ? call : AbortSignal.any([own, call]) };
+}
+
+// The client serializes a notification as {"jsonrpc":"2.0","method":"notifications/...".
+const NOTIFICATION = '{"jsonrpc":"2.0","method":"notifications/';
+function isNotification(body: RequestInit['body']): boolean {
+  return typeof body === 'string' && body.startsWith(NOTIFICATION);
 }
 
 function isEventStream(contentType: string | null): boolean {

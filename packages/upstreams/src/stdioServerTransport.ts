@@ -13,6 +13,8 @@ export interface StdioServerTransportOptions {
   readonly maxMessageBytes: number;
   /** Each chunk of the server's stderr. */
   readonly onStderr: (chunk: Buffer) => void;
+  /** bwrap and its options (ending in `--`) when the server runs sandboxed (stdioSandbox.ts). */
+  readonly sandbox?: { readonly bwrap: string; readonly options: readonly string[] };
   /** Time between SIGTERM and SIGKILL of the server's process group on close. */
   readonly killGraceMs?: number;
 }
@@ -28,7 +30,8 @@ const NO_LIMITS = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 } as 
 /**
  * An MCP transport over a stdio server the pool spawns itself (the SDK's StdioClientTransport cannot): in its
  * own process group, in a cgroup when the guard has them, registered with the process guard's watchdog so
- * it is killed even when the gateway is SIGKILLed; the environment is exactly `env`.
+ * it is killed even when the gateway is SIGKILLed, in bubblewrap when `sandbox` is given; the environment is
+ * exactly `env`.
  */
 export function createStdioServerTransport(
   options: StdioServerTransportOptions,
@@ -52,6 +55,7 @@ export function createStdioServerTransport(
         procsFiles: cgroup?.procsFiles ?? [],
         prlimit: undefined,
         limits: NO_LIMITS,
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       });
       const spawned = spawn(file, args, {
         cwd: options.cwd,

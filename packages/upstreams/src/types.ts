@@ -30,6 +30,15 @@ export interface UpstreamCallOptions {
   readonly onProgress?: (progress: UpstreamProgress) => void;
 }
 
+/** `upstreams[].sandbox`: the network and the host paths a sandboxed stdio server gets. */
+export interface UpstreamSandbox {
+  readonly network: boolean;
+  /** Mounted read-only at their own paths. */
+  readonly read: readonly string[];
+  /** Mounted writable at their own paths. */
+  readonly write: readonly string[];
+}
+
 /** One upstream, as configured (the gateway maps its config onto this). */
 export interface UpstreamDefinition {
   readonly id: string;
@@ -41,6 +50,8 @@ export interface UpstreamDefinition {
   readonly headersFromEnv?: Readonly<Record<string, string>>;
   /** Child variable -> gateway variable (stdio). */
   readonly envFrom?: Readonly<Record<string, string>>;
+  /** What a sandboxed stdio server may reach beyond its program (docs/sandbox.md, "Stdio upstreams"). */
+  readonly sandbox?: UpstreamSandbox;
   readonly description?: string;
   readonly skill: 'auto' | 'none';
   /** Globs of the upstream's tool names that are exposed at all. */
@@ -63,6 +74,8 @@ export interface UpstreamPoolOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Working directory of stdio servers (the gateway's). */
   readonly cwd: string;
+  /** bwrap's path when stdio servers run in the script sandbox (found working by the runner's probe). */
+  readonly bwrap?: string;
   readonly logger?: UpstreamLogger;
   /** Retry delays in ms: first, and the cap it doubles up to (default 1000 and 60000). */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };

@@ -1,5 +1,6 @@
 import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
+import { withCallSignal } from './callScope.js';
 import type { CallSlots } from './callSlots.js';
 import { describeError } from './describeError.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
@@ -55,17 +56,22 @@ export async function callUpstreamTool(
   }
   const progressToken =
     request.onProgress === undefined ? undefined : context.progress.open(request.onProgress);
+  // Ends the call's HTTP request however the call ends (answer, timeout, cancel): the client only tells the
+  // upstream, and a 2025-era response stream the upstream keeps open would hold its socket for good.
+  const ended = new AbortController();
   try {
-    const result = await client.callTool(
-      {
-        name: tool,
-        arguments: request.args,
-        ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
-      },
-      {
-        timeout: Math.max(1, deadline - Date.now()),
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-      },
+    const result = await withCallSignal(ended.signal, () =>
+      client.callTool(
+        {
+          name: tool,
+          arguments: request.args,
+          ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+        },
+        {
+          timeout: Math.max(1, deadline - Date.now()),
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+        },
+      ),
     );
     const size = Buffer.byteLength(JSON.stringify(result));
     if (size > definition.maxResultBytes) {
@@ -87,6 +93,7 @@ export async function callUpstreamTool(
   } catch (error) {
     return failure(context, { request, error });
   } finally {
+    ended.abort();
     if (progressToken !== undefined) context.progress.release(progressToken);
     release();
   }

@@ -16,7 +16,10 @@ import { createUpstreamTransport, type UpstreamTransportOptions } from './upstre
 
 /** What one connection needs from the pool (the transport's part is passed on to each attempt's transport). */
 export interface UpstreamConnectionOptions
-  extends Pick<UpstreamTransportOptions, 'definition' | 'env' | 'cwd' | 'guard' | 'stderrBytesPerMinute'> {
+  extends Pick<
+    UpstreamTransportOptions,
+    'definition' | 'env' | 'cwd' | 'bwrap' | 'guard' | 'stderrBytesPerMinute'
+  > {
   readonly logger: UpstreamLogger | undefined;
   readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   readonly clientInfo: { readonly name: string; readonly version: string };
@@ -111,6 +114,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         definition,
         env: options.env,
         cwd: options.cwd,
+        bwrap: options.bwrap,
         guard: options.guard,
         http,
         maxMessageBytes,

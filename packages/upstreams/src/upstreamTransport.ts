@@ -2,6 +2,7 @@ import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprot
 import type { ProcessGuard } from '@skillgate/runner';
 import type { NodeFetch } from './nodeFetch.js';
 import { createStderrLines } from './stderrLines.js';
+import { stdioSandbox } from './stdioSandbox.js';
 import { createStdioServerTransport } from './stdioServerTransport.js';
 import type { UpstreamDefinition } from './types.js';
 import { UpstreamsError } from './upstreamsError.js';
@@ -13,6 +14,8 @@ export interface UpstreamTransportOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Working directory of a stdio server. */
   readonly cwd: string;
+  /** bwrap, when stdio servers run sandboxed (docs/sandbox.md, "Stdio upstreams"). */
+  readonly bwrap: string | undefined;
   readonly guard: () => Promise<ProcessGuard>;
   /** HTTP upstreams: the connection's kept-alive fetch. */
   readonly http: NodeFetch | undefined;
@@ -28,7 +31,7 @@ const INHERITED_ENV = ['PATH', 'HOME', 'LANG'] as const;
 
 /**
  * The transport of one connect attempt: streamable HTTP with the configured headers, or a stdio server
- * spawned with exactly its scrubbed environment. Throws UpstreamsError ENV_NOT_SET when a variable the
+ * spawned with exactly its scrubbed environment (in bubblewrap when `bwrap` is given). Throws UpstreamsError ENV_NOT_SET when a variable the
  * config names is missing, before anything is sent or spawned.
  */
 export async function createUpstreamTransport(options: UpstreamTransportOptions): Promise<Transport> {
@@ -56,8 +59,26 @@ export async function createUpstreamTransport(options: UpstreamTransportOptions)
     if (value === undefined) throw notSet(variable, `env_from ${name}`);
     env[name] = value;
   }
+  const sandboxed =
+    options.bwrap === undefined
+      ? undefined
+      : stdioSandbox({
+          bwrap: options.bwrap,
+          command: definition.command ?? [],
+          cwd: options.cwd,
+          searchPath: options.env.PATH ?? '',
+          network: definition.sandbox?.network ?? false,
+          read: definition.sandbox?.read ?? [],
+          write: definition.sandbox?.write ?? [],
+        });
+  if (sandboxed !== undefined) {
+    // The gateway's own paths do not exist inside; home is the server's private /tmp.
+    env.PATH = sandboxed.path;
+    env.HOME = '/tmp';
+  }
   return createStdioServerTransport({
-    command: definition.command ?? [],
+    command: sandboxed?.command ?? definition.command ?? [],
+    ...(sandboxed === undefined ? {} : { sandbox: sandboxed.sandbox }),
     env,
     cwd: options.cwd,
     guard: await options.guard(),

@@ -41,6 +41,7 @@ const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
   ...(u.command === undefined ? {} : { command: u.command }),
   ...(u.headers_from_env === undefined ? {} : { headersFromEnv: u.headers_from_env }),
   ...(u.env_from === undefined ? {} : { envFrom: u.env_from }),
+  ...(u.sandbox === undefined ? {} : { sandbox: u.sandbox }),
   ...(u.description === undefined ? {} : { description: u.description }),
   skill: u.skill,
   tools: u.tools,

@@ -4,6 +4,7 @@ import {
   probeSandbox,
   RunnerError,
   type SandboxMode,
+  type SandboxStatus,
   type ScriptRunner,
 } from '@skillgate/runner';
 import type { FastifyBaseLogger } from 'fastify';
@@ -20,11 +21,24 @@ export interface StartScriptsOptions {
   readonly log: FastifyBaseLogger;
 }
 
+/** The started runner and the sandbox found, which stdio upstreams run in too. */
+export interface StartedScripts {
+  readonly runner: ScriptRunner;
+  readonly sandbox: SandboxStatus;
+}
+
+// What an unsandboxed process of the gateway's user can read: the start-up warning says it plainly.
+const UNSANDBOXED_READS =
+  "Scripts and stdio upstreams then run as the gateway's user and can read the gateway's whole environment " +
+  'through /proc/<gateway pid>/environ (every bearer token, OAuth secret and upstream credential in it), ' +
+  "every file that user can read (the config, token files, its home, every skill folder), the gateway's " +
+  'and its other processes, and they can use the network.';
+
 /**
- * Probes the sandbox, starts the script runner and says in the log how scripts will run: loudly when
- * bubblewrap was wanted (`auto`) and does not work here (docs/sandbox.md).
+ * Probes the sandbox, starts the script runner and says in the log how scripts and stdio upstreams will run:
+ * a warning naming what they can read whenever they run unsandboxed (docs/sandbox.md).
  */
-export async function startScripts(options: StartScriptsOptions): Promise<ScriptRunner> {
+export async function startScripts(options: StartScriptsOptions): Promise<StartedScripts> {
   const { scripts, env, log } = options;
   const sandbox = await probeSandbox({
     mode: options.sandbox,
@@ -48,14 +62,16 @@ export async function startScripts(options: StartScriptsOptions): Promise<Script
   if (isolation.sandbox === 'off' && isolation.requested === 'auto') {
     log.warn(
       { sandbox: isolation },
-      `SCRIPTS RUN WITHOUT A SANDBOX: bubblewrap does not work on this host (${isolation.reason}). Scripts can read ` +
-        "what the gateway's user can read and use the network. Fix it (docs/sandbox.md) or set scripts.sandbox: off.",
+      `SCRIPTS AND STDIO UPSTREAMS RUN WITHOUT A SANDBOX: bubblewrap does not work on this host (${isolation.reason}). ` +
+        `${UNSANDBOXED_READS} Fix it (docs/sandbox.md) or set scripts.sandbox: off.`,
+    );
+  } else if (isolation.sandbox === 'off') {
+    log.warn(
+      { sandbox: isolation },
+      `SCRIPTS AND STDIO UPSTREAMS RUN WITHOUT A SANDBOX (scripts.sandbox: off). ${UNSANDBOXED_READS}`,
     );
   } else {
-    log.info(
-      { sandbox: isolation },
-      `scripts run ${isolation.sandbox === 'bwrap' ? 'in bubblewrap' : 'unsandboxed'}`,
-    );
+    log.info({ sandbox: isolation }, 'scripts and stdio upstreams run in bubblewrap');
   }
-  return runner;
+  return { runner, sandbox };
 }

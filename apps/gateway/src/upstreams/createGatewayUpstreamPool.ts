@@ -11,6 +11,8 @@ export interface GatewayUpstreamPoolOptions {
   readonly log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The gateway's own secret values (tokens, OAuth credentials): never passed on from an upstream's answer. */
   readonly secrets: readonly string[];
+  /** bwrap's path when stdio servers run in the script sandbox; undefined runs them unsandboxed. */
+  readonly bwrap: string | undefined;
 }
 
 /** The gateway's upstream pool (not started), logging through the gateway's logger (docs/upstreams.md). */
@@ -19,6 +21,7 @@ export function createGatewayUpstreamPool(options: GatewayUpstreamPoolOptions): 
     upstreams: options.upstreams,
     env: options.env,
     cwd: process.cwd(),
+    ...(options.bwrap === undefined ? {} : { bwrap: options.bwrap }),
     logger: {
       info: (fields, message) => options.log.info(fields, message),
       warn: (fields, message) => options.log.warn(fields, message),

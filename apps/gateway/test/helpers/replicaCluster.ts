@@ -86,6 +86,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
       logger: pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger,
     });
     await gateway.app.listen({ host: '127.0.0.1', port: replica.port });
+    await gateway.upstreamsSettled;
     replica.gateway = gateway;
   };
 

@@ -6,6 +6,8 @@ import { REPO_ROOT } from './testGateway.js';
 export interface ServedProcess {
   readonly proc: ChildProcess;
   readonly url: URL;
+  /** Everything it wrote to stdout and stderr so far (the last 1 MB). */
+  output(): string;
 }
 
 /**
@@ -31,6 +33,12 @@ export async function serveProcess(
     ],
     { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe', ...extraStdio] },
   );
+  let all = '';
+  const keep = (chunk: Buffer) => {
+    all = (all + chunk.toString()).slice(-1_000_000);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
   const url = await new Promise<URL>((resolve, reject) => {
     let out = '';
     const take = (chunk: Buffer) => {
@@ -42,5 +50,5 @@ export async function serveProcess(
     proc.stderr?.on('data', take);
     proc.once('exit', () => reject(new Error(`skillgate serve exited early: ${out}`)));
   });
-  return { proc, url };
+  return { proc, url, output: () => all };
 }

@@ -24,11 +24,21 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts the real gateway on port 0 with a config given as the YAML object would be. */
+/** More of how startTestGateway starts. */
+export interface StartTestGatewayOptions {
+  /** Wait until every upstream's first connect attempt is in the catalog (default true). */
+  readonly awaitUpstreams?: boolean;
+}
+
+/**
+ * Starts the real gateway on port 0 with a config given as the YAML object would be; by default resolves
+ * once every upstream's first connect attempt is in the catalog (the gateway itself listens before that).
+ */
 export async function startTestGateway(
   input: Record<string, unknown> = {},
   env: Record<string, string | undefined> = process.env,
   logLines?: string[],
+  options: StartTestGatewayOptions = {},
 ): Promise<TestGateway> {
   // SKILLGATE_TEST_TRANSPORT runs the same suites against the SDK's transport (see vitest.config.ts).
   const transport = process.env.SKILLGATE_TEST_TRANSPORT;
@@ -50,6 +60,7 @@ export async function startTestGateway(
       : { env, logDestination: { write: (line: string) => logLines.push(line) } },
   );
   const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  if (options.awaitUpstreams !== false) await gateway.upstreamsSettled;
   return { gateway, url: new URL(config.server.path, base), base, close: () => gateway.close() };
 }
 

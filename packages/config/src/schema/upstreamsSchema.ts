@@ -63,6 +63,29 @@ const upstreamSchema = z
       .describe(
         'Environment of a stdio upstream beyond PATH, HOME, LANG: child variable -> gateway variable.',
       ),
+    sandbox: z
+      .strictObject({
+        network: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Whether the sandboxed stdio upstream may use the network (an API-backed server needs it).',
+          ),
+        read: z
+          .array(z.string().min(1))
+          .max(64)
+          .default([])
+          .describe(
+            'More host paths the sandboxed stdio upstream may read (beyond its program and argv paths).',
+          ),
+        write: z
+          .array(z.string().min(1))
+          .max(64)
+          .default([])
+          .describe('Host paths the sandboxed stdio upstream may write (its data folders).'),
+      })
+      .optional()
+      .describe('What a stdio upstream gets in the script sandbox (docs/sandbox.md, "Stdio upstreams").'),
     description: z
       .string()
       .min(1)
@@ -88,6 +111,9 @@ const upstreamSchema = z
     if (upstream.url === undefined && upstream.headers_from_env !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['headers_from_env'], message: 'only applies to url upstreams' });
     }
+    if (upstream.command === undefined && upstream.sandbox !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'only applies to command upstreams' });
+    }
     if (upstream.command === undefined && upstream.env_from !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['env_from'], message: 'only applies to command upstreams' });
     }
@@ -99,7 +125,7 @@ export const upstreamsSchema = z
   .max(256)
   .default([])
   .describe(
-    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_result_bytes: 1048576 }.',
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_result_bytes: 1048576 }.',
   )
   .superRefine((upstreams, ctx) => {
     const seen = new Set<string>();

@@ -41,7 +41,8 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
     const network = options.network ?? false;
     const args = sandboxArguments({
       layout: systemLayout(network),
-      skillDir: dir,
+      readOnly: [dir],
+      cwd: dir,
       network,
       tmpBytes: 1 << 20,
     });

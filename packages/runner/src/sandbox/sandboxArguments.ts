@@ -6,8 +6,12 @@ const SANDBOX_ID = '65534';
 /** What one sandboxed run needs. */
 export interface SandboxSpec {
   readonly layout: SystemLayout;
-  /** The skill folder: mounted read-only at its own path, and the cwd. */
-  readonly skillDir: string;
+  /** Mounted read-only, each at its own path (a script's skill folder; a stdio upstream's program files). */
+  readonly readOnly: readonly string[];
+  /** Mounted writable, each at its own path (a stdio upstream's data folders). */
+  readonly writable?: readonly string[];
+  /** The working directory inside: one of the mounts, or created empty at that path. */
+  readonly cwd: string;
   readonly network: boolean;
   /** Size of the private /tmp and /dev/shm; 0 leaves the tmpfs default. */
   readonly tmpBytes: number;
@@ -55,14 +59,22 @@ export function sandboxArguments(spec: SandboxSpec): string[] {
     ...size,
     '--tmpfs',
     '/tmp',
-    '--ro-bind',
-    spec.skillDir,
-    spec.skillDir,
+    // The working directory exists even when nothing is mounted there (a stdio upstream's relative paths).
+    ...(covered(spec) ? [] : ['--dir', spec.cwd]),
+    ...spec.readOnly.flatMap((path) => ['--ro-bind', path, path]),
+    ...(spec.writable ?? []).flatMap((path) => ['--bind', path, path]),
     // The root itself is bwrap's tmpfs: read-only, so /tmp and /dev/shm are the only writable places.
     '--remount-ro',
     '/',
     '--chdir',
-    spec.skillDir,
+    spec.cwd,
     '--',
   ];
+}
+
+// Whether the working directory lies in a mount (then the mount provides it).
+function covered(spec: SandboxSpec): boolean {
+  return [...spec.readOnly, ...(spec.writable ?? [])].some(
+    (path) => spec.cwd === path || spec.cwd.startsWith(path.endsWith('/') ? path : `${path}/`),
+  );
 }
