@@ -152,7 +152,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       client = current;
       const listed = await current.listTools(undefined, { timeout: connectTimeoutMs });
       if (gen !== generation) return;
-      retry.reset();
+      retry.connected();
       log('info', 'upstream ready', {
         tools: listed.tools.length,
         protocol: current.getNegotiatedProtocolVersion(),
