@@ -13,6 +13,7 @@ import { oauthBench } from './oauth.js';
 import { operatorPageBench } from './operatorPage.js';
 
 import { replicas } from './replicas.js';
+import { searchBench } from './searchPhase.js';
 import { skillsListBench } from './skillsList.js';
 import {
   type BenchServer,
@@ -727,6 +728,7 @@ try {
   await operatorPage(thousandByTen, QUICK ? 4 : 10);
   results.oauth = await oauthBench({ root: hundred, seconds: QUICK ? 2 : 5, row, fmt });
   await scriptOverhead(small, QUICK ? 30 : 200);
+  results.search = await searchBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
 } finally {
   for (const root of [small, hundred, thousand, tenThousand, thousandByTen])
     if (root !== undefined) await rm(root, { recursive: true, force: true });

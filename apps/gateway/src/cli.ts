@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { OPTIONS } from './cli/configFrom.js';
 import { metadataCommand } from './cli/metadataCommand.js';
 import { reportCliError } from './cli/reportCliError.js';
+import { searchCommand } from './cli/searchCommand.js';
 import { serveCommand } from './cli/serveCommand.js';
 import { skillsCommand } from './cli/skillsCommand.js';
 import { toolsCommand } from './cli/toolsCommand.js';
@@ -11,7 +12,7 @@ import { USAGE, UsageError } from './cli/usage.js';
 import { validateCommand } from './cli/validateCommand.js';
 
 /** Commands that take skill folders (ROOT...) as positional arguments. */
-const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools', 'skills']);
+const ROOT_COMMANDS = new Set(['serve', 'validate', 'metadata', 'tools', 'skills', 'search']);
 
 async function main(argv: string[]): Promise<number> {
   const { values: flags, positionals } = parseArgs({
@@ -37,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return toolsCommand(flags, rest);
     case 'skills':
       return skillsCommand(flags, rest);
+    case 'search':
+      return searchCommand(flags, rest);
     case 'upstreams':
       return upstreamsCommand(flags);
     default:

@@ -26,6 +26,7 @@ import { createRecentCalls } from './observability/recentCalls.js';
 import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
+import { createSkillSearch } from './tools/skillSearch.js';
 import { createToolHandlers } from './tools/toolHandlers.js';
 import { createGatewayUpstreamPool, upstreamReadiness } from './upstreams/createGatewayUpstreamPool.js';
 
@@ -172,6 +173,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     access: policy,
     store,
     maxInstructionsChars: config.skills.max_instructions_chars,
+    maxListed: config.tools.max_listed,
+    // Once per (catalog, mode, allow-list): a reload logs it again if it still applies.
+    onSwitchToSearch: (event) =>
+      log.info(
+        {
+          principal: event.principal,
+          configured: event.configured,
+          listed: event.listed,
+          max_listed: event.maxListed,
+        },
+        `principal "${event.principal}" would list ${event.listed} tools at first (tools.max_listed ${event.maxListed}): it gets search instead of ${event.configured}`,
+      ),
   });
   const inFlight = createInFlightCalls();
   // The last tool calls of this replica, for the operator page (docs/operator.md).
@@ -184,6 +197,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     jobs,
     upstreams,
     metrics,
+    search: createSkillSearch(),
     readLimits: settings.readLimits,
     inFlight,
     events: state.events,

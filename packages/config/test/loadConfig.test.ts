@@ -52,6 +52,7 @@ describe('loadConfig from a file', () => {
         validation: 'strict',
         disclosure: 'eager',
         modern_disclosure: 'universal',
+        pinned: ['csv-*'],
         async_enabled: true,
         prompts: true,
         watch: true,
@@ -62,7 +63,7 @@ describe('loadConfig from a file', () => {
         max_instructions_chars: 8192,
         allow_missing_roots: true,
       },
-      tools: { max_name_length: 60, list_ttl_ms: 5000 },
+      tools: { max_name_length: 60, max_listed: 50, list_ttl_ms: 5000 },
       scripts: {
         default_timeout: 5,
         max_timeout: 10,

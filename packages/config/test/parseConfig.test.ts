@@ -50,6 +50,7 @@ describe('parseConfig defaults', () => {
         validation: 'lenient',
         disclosure: 'namespaced',
         modern_disclosure: 'catalog',
+        pinned: [],
         async_enabled: false,
         prompts: false,
         watch: false,
@@ -60,7 +61,7 @@ describe('parseConfig defaults', () => {
         max_instructions_chars: 2048,
         allow_missing_roots: false,
       },
-      tools: { max_name_length: 48, list_ttl_ms: 60_000 },
+      tools: { max_name_length: 48, max_listed: 100, list_ttl_ms: 60_000 },
       scripts: {
         default_timeout: 30,
         max_timeout: 300,

@@ -16,7 +16,7 @@ export { createCatalog, createCatalogInSlices } from './catalog/createCatalog.js
 export { renderSummary } from './catalog/renderSummary.js';
 export { HOST_NAMES_NOTE } from './catalog/skillTexts.js';
 export type { InputOf, RunInput } from './catalog/toolInputs.js';
-export { INPUT_OF_KIND } from './catalog/toolInputs.js';
+export { INPUT_OF_KIND, MAX_SEARCH_LIMIT } from './catalog/toolInputs.js';
 export { skillUri } from './extension/skillUri.js';
 export { confirmFilePlace } from './files/confirmFilePlace.js';
 export type { BoundedRead } from './files/readBounded.js';
@@ -47,5 +47,14 @@ export {
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
 } from './names/toolNames.js';
+export {
+  buildSkillIndex,
+  buildSkillIndexInSlices,
+  LIST_ALL_QUERY,
+  type SkillHit,
+  type SkillIndex,
+  type SkillQuery,
+  type SkillSearchPage,
+} from './search/skillIndex.js';
 export { SkillsError } from './skillsError.js';
 export type { UpstreamSnapshot, UpstreamState, UpstreamTool } from './upstreams/upstreamTypes.js';

@@ -1,3 +1,10 @@
 export { freePort, type RedisServer, startRedisServer } from './redisServer.js';
+export {
+  type RegistryQuery,
+  type RegistryServer,
+  readRegistryQueries,
+  readRegistryServers,
+  writeRegistrySkills,
+} from './registrySkills.js';
 export { createTempSkills, skillMd, type TempSkills } from './tempSkills.js';
 export { waitFor } from './waitFor.js';

@@ -15,6 +15,7 @@ export const OPTIONS = {
   disclosure: { type: 'string' },
   token: { type: 'string' },
   json: { type: 'boolean' },
+  limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

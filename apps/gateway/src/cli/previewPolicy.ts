@@ -11,5 +11,6 @@ export function previewPolicy(config: SkillgateConfig): DisclosurePolicy {
     access: createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] }),
     store: { unlocked: async () => new Set() },
     maxInstructionsChars: config.skills.max_instructions_chars,
+    maxListed: config.tools.max_listed,
   });
 }

@@ -29,7 +29,14 @@ export async function toolsCommand(flags: Flags, roots: readonly string[]): Prom
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
   // The same list the operator page shows for the principal (apps/gateway/src/operator/).
-  const list = previewPolicy(config).previewTools(catalog, principal, disclosure, new Set(unlock));
+  const policy = previewPolicy(config);
+  const mode = policy.modeOf(catalog, principal, disclosure);
+  if (mode !== disclosure) {
+    process.stderr.write(
+      `note: ${disclosure} would list more than tools.max_listed (${config.tools.max_listed}) tools at first: this principal gets search\n`,
+    );
+  }
+  const list = policy.previewTools(catalog, principal, disclosure, new Set(unlock));
   if (flags.json === true) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const tool of list) process.stdout.write(`${tool.name}\n`);
   return 0;

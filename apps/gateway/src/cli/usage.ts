@@ -9,6 +9,9 @@ Commands:
                                                       print the tool list a session would see, of every skill or
                                                       of what token NAME (or anonymous) may use (connects to the
                                                       upstreams, so --unlock shows their call tools)
+  search    [ROOT...] [--config FILE] [--token NAME] [--limit N] [--json] QUERY
+                                                      rank the skills (of token NAME) for QUERY as search_skills
+                                                      does: check that a description is findable
   skills    [ROOT...] [--config FILE] [--token NAME] [--json]
                                                       print the Skills extension entries (digests) hosts verify,
                                                       all of them or what token NAME (or anonymous) may see

@@ -76,6 +76,7 @@ export function catalogSettings(config: SkillgateConfig): CatalogSettings {
       maxNameLength: config.tools.max_name_length,
       asyncEnabled: config.skills.async_enabled,
       maxTimeoutSeconds: config.scripts.max_timeout,
+      pinned: config.skills.pinned,
       argumentLimits: {
         maxArgs: config.scripts.max_args,
         maxArgBytes: config.scripts.max_arg_bytes,

@@ -10,7 +10,7 @@ import {
   type ToolView,
 } from '@skillgate/skills';
 import type { SessionStore } from '@skillgate/state';
-import type { AccessPolicy, Principal } from '../auth/accessPolicy.js';
+import { type AccessPolicy, type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { CatalogDiff } from '../reload/catalogDiff.js';
 import { createCatalogMemo } from '../reload/catalogMemo.js';
 
@@ -51,6 +51,20 @@ export interface DisclosurePolicyOptions {
   readonly store: Pick<SessionStore, 'unlocked'>;
   /** Characters the whole initialize instructions may take (`skills.max_instructions_chars`). */
   readonly maxInstructionsChars: number;
+  /** Most tools a first list may hold before the principal gets `search` instead (`tools.max_listed`). */
+  readonly maxListed?: number;
+  /** Told once per (catalog, mode, allow-list) when a principal's list switched to `search`. */
+  readonly onSwitchToSearch?: (event: SearchSwitch) => void;
+}
+
+/** A principal whose first list would have been longer than `tools.max_listed` (docs/disclosure.md). */
+export interface SearchSwitch {
+  readonly principal: string;
+  /** The configured mode it would have got. */
+  readonly configured: Disclosure;
+  /** How many tools (and, in universal mode, skills in load_skill) that mode would have listed. */
+  readonly listed: number;
+  readonly maxListed: number;
 }
 
 /**
@@ -60,6 +74,11 @@ export interface DisclosurePolicyOptions {
 export interface DisclosurePolicy {
   /** The catalog view of an audience (the one place a ToolView is built). */
   view(catalog: Catalog, audience: Audience): Promise<ToolView>;
+  /**
+   * The mode a principal actually gets in a catalog: the configured one, or `search` when that would list
+   * more than `tools.max_listed` tools at first (docs/disclosure.md, the cap).
+   */
+  modeOf(catalog: Catalog, principal: Principal, configured: Disclosure): Disclosure;
   /** The tools/list of an audience. */
   listTools(catalog: Catalog, audience: Audience): Promise<readonly ToolDefinition[]>;
   /**
@@ -72,22 +91,23 @@ export interface DisclosurePolicy {
     disclosure: Disclosure,
     unlocked?: ReadonlySet<string>,
   ): readonly ToolDefinition[];
-  /** The tools/list of an audience whose list never depends on unlocks (2026-07-28): no store access. */
-  listToolsWithoutUnlocks(catalog: Catalog, audience: Audience): readonly ToolDefinition[];
-  /** Whether the principal may use a skill of the catalog (see, read, run, get through the Skills extension). */
-  mayUseSkill(catalog: Catalog, principal: Principal, skill: string): boolean;
   /** Whether a reload that changed `changed` (skill names) touched a skill the principal may use before or after. */
   touches(previous: Catalog, next: Catalog, principal: Principal, changed: ReadonlySet<string>): boolean;
   /** Whether an audience may call a tool now (its name resolved once by the caller; undefined: no such tool). */
   decideCall(catalog: Catalog, audience: Audience, target: ToolTarget | undefined): Promise<CallDecision>;
-  /** A skill by name if the principal may use it (else undefined, exactly as if it did not exist). */
+  /**
+   * A skill by name if the principal may use it (see, read, run, get through the Skills extension); else
+   * undefined, exactly as if it did not exist.
+   */
   usableSkill(catalog: Catalog, principal: Principal, skill: string): CatalogSkill | undefined;
   /** Names of the skills the principal may use, in catalog order. */
   usableSkillNames(catalog: Catalog, principal: Principal): readonly string[];
+  /** The skill names the principal may use; undefined means every skill of the catalog. */
+  usableSkillSet(catalog: Catalog, principal: Principal): ReadonlySet<string> | undefined;
   /** What reading a skill's instructions does for this audience. */
-  unlockEffect(audience: Audience): UnlockEffect;
+  unlockEffect(catalog: Catalog, audience: Audience): UnlockEffect;
   /** The get_info text this audience gets for a skill. */
-  infoText(entry: CatalogSkill, audience: Audience): string;
+  infoText(catalog: Catalog, entry: CatalogSkill, audience: Audience): string;
   /** The server instructions: how disclosure works here, then the summary of the usable skills. */
   instructions(catalog: Catalog, audience: Pick<Audience, 'disclosure' | 'principal'>): string;
   /** `private` when the principal's token filters what it sees (a shared cache must not reuse it). */
@@ -105,23 +125,46 @@ const HOW: Readonly<Record<Disclosure, string>> = {
     'Call load_skill with a skill name to read its instructions; then use list_skill_files, read_skill_file and run_skill_script.',
   catalog:
     "Call a skill_<name>_get_info tool to read that skill's instructions; they name the exact read_skill_file and run_skill_script calls for each of its files.",
+  search:
+    'Find the skills a task needs with search_skills { query } (words of the task; "*" lists them all, page by page), then call load_skill { name } with a result\'s skill: its instructions name the exact read_skill_file and run_skill_script calls for each of its files.',
 };
+
+/** The default of `tools.max_listed`. */
+const DEFAULT_MAX_LISTED = 100;
 
 const NO_UNLOCKS: ReadonlySet<string> = new Set();
 
 /** Builds the disclosure policy over the access policy (allow-lists) and the session store (unlocks). */
 export function createDisclosurePolicy(options: DisclosurePolicyOptions): DisclosurePolicy {
   const { access, store } = options;
+  const maxListed = options.maxListed ?? DEFAULT_MAX_LISTED;
   // Instructions are equal for every audience of one (catalog, mode, principal): render each once.
   const instructionsMemo = createCatalogMemo<string>();
+  const modeMemo = createCatalogMemo<Disclosure>();
 
-  const unlocksMatter = (audience: Audience) =>
-    audience.era === 'legacy' && audience.disclosure === 'namespaced';
+  const modeOf = (catalog: Catalog, principal: Principal, configured: Disclosure): Disclosure => {
+    if (configured === 'search') return configured;
+    return modeMemo(catalog, `${configured}\0${viewKeyOf(principal)}`, () => {
+      const allowed = access.allowedSkills(principal, catalog);
+      const first = catalog.listTools({ disclosure: configured, unlocked: NO_UNLOCKS, allowed });
+      // Universal lists few tools but one line per skill in load_skill's description: those count too.
+      const skills = configured === 'universal' ? (allowed?.size ?? catalog.skills.size) : 0;
+      const listed = first.length + skills;
+      if (listed <= maxListed) return configured;
+      options.onSwitchToSearch?.({ principal: principal.name, configured, listed, maxListed });
+      return 'search';
+    });
+  };
+  const modeOfAudience = (catalog: Catalog, audience: Pick<Audience, 'disclosure' | 'principal'>) =>
+    modeOf(catalog, audience.principal, audience.disclosure);
+
+  // Only namespaced 2025-era sessions have unlocks; elsewhere the list never depends on what the caller did.
+  const unlocksMatter = (catalog: Catalog, audience: Audience) =>
+    audience.era === 'legacy' && modeOfAudience(catalog, audience) === 'namespaced';
 
   const view = async (catalog: Catalog, audience: Audience): Promise<ToolView> => ({
-    disclosure: audience.disclosure,
-    // Only namespaced sessions have unlocks; elsewhere the list never depends on what the caller did.
-    unlocked: unlocksMatter(audience) ? await store.unlocked(audience.scopeKey) : NO_UNLOCKS,
+    disclosure: modeOfAudience(catalog, audience),
+    unlocked: unlocksMatter(catalog, audience) ? await store.unlocked(audience.scopeKey) : NO_UNLOCKS,
     allowed: access.allowedSkills(audience.principal, catalog),
   });
 
@@ -132,28 +175,32 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     return allowed === undefined || allowed.has(skill) ? entry : undefined;
   };
 
+  /** Whether the principal may use a skill before or after a reload: what hears of a change to it. */
+  const usedAcross = (previous: Catalog, next: Catalog, principal: Principal) => {
+    const before = access.allowedSkills(principal, previous);
+    const after = access.allowedSkills(principal, next);
+    return (name: string) =>
+      before === undefined || after === undefined || before.has(name) || after.has(name);
+  };
+
   return {
     view,
+    modeOf,
     async listTools(catalog, audience) {
       return catalog.listTools(await view(catalog, audience));
     },
     previewTools(catalog, principal, disclosure, unlocked = NO_UNLOCKS) {
-      return catalog.listTools({ disclosure, unlocked, allowed: access.allowedSkills(principal, catalog) });
-    },
-    listToolsWithoutUnlocks(catalog, audience) {
-      if (unlocksMatter(audience)) throw new Error('this audience lists by its unlocks: use listTools');
+      const mode = modeOf(catalog, principal, disclosure);
       return catalog.listTools({
-        disclosure: audience.disclosure,
-        unlocked: NO_UNLOCKS,
-        allowed: access.allowedSkills(audience.principal, catalog),
+        disclosure: mode,
+        unlocked: mode === 'namespaced' ? unlocked : NO_UNLOCKS,
+        allowed: access.allowedSkills(principal, catalog),
       });
     },
-    mayUseSkill: (catalog, principal, skill) => usableSkill(catalog, principal, skill) !== undefined,
     touches(previous, next, principal, changed) {
-      const before = access.allowedSkills(principal, previous);
-      const after = access.allowedSkills(principal, next);
-      if (before === undefined || after === undefined) return changed.size > 0;
-      return [...changed].some((name) => before.has(name) || after.has(name));
+      const used = usedAcross(previous, next, principal);
+      for (const name of changed) if (used(name)) return true;
+      return false;
     },
     async decideCall(catalog, audience, target) {
       if (target === undefined) return { kind: 'unknown' };
@@ -171,22 +218,25 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       const names = [...catalog.skills.keys()];
       return allowed === undefined ? names : names.filter((name) => allowed.has(name));
     },
-    unlockEffect(audience) {
-      const matters = unlocksMatter(audience);
+    usableSkillSet: (catalog, principal) => access.allowedSkills(principal, catalog),
+    unlockEffect(catalog, audience) {
+      const matters = unlocksMatter(catalog, audience);
       return { record: matters, notify: matters };
     },
-    infoText(entry, audience) {
-      switch (audience.disclosure) {
+    infoText(catalog, entry, audience) {
+      switch (modeOfAudience(catalog, audience)) {
         case 'universal':
           return entry.loadSkillText;
         case 'catalog':
+        case 'search':
           return entry.catalogInfoText;
         default:
           return entry.getInfoText;
       }
     },
     instructions(catalog, audience) {
-      return instructionsMemo(catalog, `${audience.disclosure}\0${audience.principal.id}`, () => {
+      const mode = modeOfAudience(catalog, audience);
+      return instructionsMemo(catalog, `${mode}\0${audience.principal.id}`, () => {
         const allowed = access.allowedSkills(audience.principal, catalog);
         const entries = [...catalog.skills.values()].filter(
           (e) => allowed === undefined || allowed.has(e.skill.name),
@@ -195,15 +245,15 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         // summary in what is left (every name, then descriptions as they fit).
         // Where tools of other MCP servers go through the dispatcher, say so once (docs/upstreams.md).
         const dispatched =
-          (audience.disclosure === 'catalog' || audience.disclosure === 'universal') &&
+          (mode === 'catalog' || mode === 'universal' || mode === 'search') &&
           entries.some((e) => e.usesUpstreams)
             ? ` Tools of other MCP servers that a skill uses are called with ${CALL_SKILL_TOOL}, exactly as its instructions print.`
             : '';
-        const how = `skillgate serves Agent Skills. ${HOW[audience.disclosure]}${dispatched}\n${HOST_NAMES_NOTE}\n\n`;
-        const summary = renderSummary(entries, 'xml', {
-          tools: audience.disclosure !== 'universal',
-          maxChars: Math.max(0, options.maxInstructionsChars - how.length),
-        });
+        const how = `skillgate serves Agent Skills. ${HOW[mode]}${dispatched}\n${HOST_NAMES_NOTE}\n\n`;
+        const maxChars = Math.max(0, options.maxInstructionsChars - how.length);
+        // Search mode never lists the skills: how many there are, and the pinned ones (within the budget).
+        if (mode === 'search') return `${how}${searchSummary(entries, maxChars)}`;
+        const summary = renderSummary(entries, 'xml', { tools: mode !== 'universal', maxChars });
         return `${how}${summary}`;
       });
     },
@@ -211,16 +261,40 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       return access.allowedSkills(principal, catalog) === undefined ? 'public' : 'private';
     },
     async affectedBy(diff, previous, next, audience) {
-      const before = access.allowedSkills(audience.principal, previous);
-      const after = access.allowedSkills(audience.principal, next);
-      const mayUse = (name: string) =>
-        before === undefined || after === undefined || before.has(name) || after.has(name);
-      if ([...diff.listed].some(mayUse)) return true;
+      const used = usedAcross(previous, next, audience.principal);
+      // A reload that moved the principal across tools.max_listed changes its whole list.
+      if (modeOfAudience(previous, audience) !== modeOfAudience(next, audience)) return true;
+      const mode = modeOfAudience(next, audience);
+      // Search lists only fixed tools and the pinned get_info tools.
+      if (mode === 'search') {
+        const pinned = (name: string) =>
+          previous.skills.get(name)?.pinned === true || next.skills.get(name)?.pinned === true;
+        return [...diff.listed].some((name) => used(name) && pinned(name));
+      }
+      if ([...diff.listed].some(used)) return true;
       // Changed run/read tools matter where they are listed: eager always, namespaced once unlocked.
-      if (audience.disclosure === 'eager') return [...diff.tools].some(mayUse);
-      if (audience.disclosure !== 'namespaced') return false;
+      if (mode === 'eager') return [...diff.tools].some(used);
+      if (mode !== 'namespaced') return false;
       const unlocked = await store.unlocked(audience.scopeKey);
-      return [...diff.tools].some((name) => mayUse(name) && unlocked.has(name));
+      return [...diff.tools].some((name) => used(name) && unlocked.has(name));
     },
   };
+}
+
+/** What search mode's instructions say of the skills: how many, and the pinned ones with their descriptions. */
+function searchSummary(entries: readonly CatalogSkill[], maxChars: number): string {
+  const count = `${entries.length} skill${entries.length === 1 ? ' is' : 's are'} available to you.`;
+  const pinned = entries.filter((e) => e.pinned);
+  if (pinned.length === 0) return count;
+  const lines = [`${count} Pinned (listed as tools):`];
+  let used = lines[0]?.length ?? 0;
+  for (const e of pinned) {
+    const line = `- ${e.skill.name}: ${e.skill.description.replace(/\s+/g, ' ')}`;
+    const short = `- ${e.skill.name}`;
+    const next = used + 1 + line.length <= maxChars ? line : short;
+    if (used + 1 + next.length > maxChars) break;
+    lines.push(next);
+    used += 1 + next.length;
+  }
+  return lines.join('\n');
 }

@@ -32,7 +32,7 @@ const views = createCatalogMemo<SkillsView>();
  * principal so that no request filters or sorts.
  */
 export function skillsViewOf(
-  disclosure: Pick<DisclosurePolicy, 'mayUseSkill'>,
+  disclosure: Pick<DisclosurePolicy, 'usableSkill'>,
   catalog: Catalog,
   principal: Principal,
 ): SkillsView {
@@ -40,11 +40,11 @@ export function skillsViewOf(
 }
 
 function buildView(
-  disclosure: Pick<DisclosurePolicy, 'mayUseSkill'>,
+  disclosure: Pick<DisclosurePolicy, 'usableSkill'>,
   catalog: Catalog,
   principal: Principal,
 ): SkillsView {
-  const mayUse = (skill: string) => disclosure.mayUseSkill(catalog, principal, skill);
+  const mayUse = (skill: string) => disclosure.usableSkill(catalog, principal, skill) !== undefined;
   // The library's entries are deep-frozen and in wire shape: shared, never copied.
   const entries = [...catalog.extension.entries]
     .filter(([skill]) => mayUse(skill))

@@ -4,6 +4,7 @@ import type { JobRegistry, SessionStore } from '@skillgate/state';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CatalogSource } from '../reload/catalogSource.js';
+import type { SkillSearch } from './skillSearch.js';
 import type { ReadLimits } from './toolResults.js';
 import type { UpstreamCaller, UpstreamCallLabels, UpstreamProgress } from './upstreamCalls.js';
 
@@ -20,6 +21,8 @@ export interface ToolCallParts {
   /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
   readonly upstreams?: UpstreamCaller;
   readonly metrics: Metrics;
+  /** search_skills' indexes (search mode). */
+  readonly search: SkillSearch;
   /** Bounds of read tools (`resources.*`). */
   readonly readLimits: ReadLimits;
 }

@@ -15,6 +15,7 @@ import { createOwnedMemo } from '../reload/catalogMemo.js';
 import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
+import { searchSkills } from './searchCalls.js';
 import { readSkillFile, toolError } from './toolResults.js';
 import { callUpstream, type UpstreamCallLabels } from './upstreamCalls.js';
 
@@ -100,6 +101,9 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
     const entry = usable(call, input.name);
     return entry === undefined ? unknownSkill(call, input.name) : skillInfo(call, entry);
   },
+  async search_skills(call, _target, input) {
+    return searchSkills(call, input);
+  },
   async list_skill_files(call, _target, input) {
     const entry = usable(call, input.skill);
     return entry === undefined ? unknownSkill(call, input.skill) : listFiles(entry);
@@ -182,13 +186,13 @@ function findFile(call: Call, skill: string, path: string): { file: SkillFile } 
 /** get_info / load_skill: the skill's instructions for this audience, unlocking where that matters. */
 async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResult> {
   const { parts, audience } = call;
-  const effect = parts.disclosure.unlockEffect(audience);
+  const effect = parts.disclosure.unlockEffect(call.catalog, audience);
   if (effect.record && (await parts.unlocks.unlock(audience.scopeKey, entry.skill.name))) {
     parts.metrics.inc('skillgate_unlocks_total');
     // One notification, on this request's stream, so clients without a GET stream get it too.
     if (effect.notify) await call.extras.notifyToolsChanged();
   }
-  return infoResult(entry, parts.disclosure.infoText(entry, audience));
+  return infoResult(entry, parts.disclosure.infoText(call.catalog, entry, audience));
 }
 
 // get_info results per skill entry and text (one per disclosure mode): the same for every call until the

@@ -20,12 +20,8 @@ import type { InFlightCalls } from './inFlightCalls.js';
 import { callTool } from './toolCalls.js';
 import type { UpstreamProgress } from './upstreamCalls.js';
 
-/** What the list handler adds to a result (2026-07-28 cache fields; nothing on 2025-era sessions). */
-export type ListExtras = (audience: Audience) => Record<string, unknown>;
-
 /** Options of ToolHandlers.register. */
 export interface RegisterToolsOptions {
-  readonly listExtras?: ListExtras;
   /** A 2025-era session's watch: holds a get_info result that unlocked tools until the session re-lists. */
   readonly relist?: RelistWatch;
 }
@@ -61,12 +57,8 @@ export interface ToolHandlers {
 /** Creates the gateway's tool handlers over its catalog, disclosure policy, runner, jobs and upstreams. */
 export function createToolHandlers(options: ToolHandlersOptions): ToolHandlers {
   return {
-    register(server, audience, { listExtras = () => ({}), relist } = {}) {
-      const listTools = createToolListHandler(options, audience, relist);
-      server.setRequestHandler('tools/list', async () => ({
-        ...(await listTools()),
-        ...listExtras(audience),
-      }));
+    register(server, audience, { relist } = {}) {
+      server.setRequestHandler('tools/list', createToolListHandler(options, audience, relist));
       const callTool = createToolCallHandler(options, audience, relist);
       server.setRequestHandler('tools/call', (request, ctx) =>
         callTool(request, {

@@ -54,10 +54,10 @@ interface Side {
   session: string;
 }
 
-async function start(directAnswers: boolean): Promise<Side> {
+async function start(directAnswers: boolean, disclosure = 'namespaced'): Promise<Side> {
   const config = parseConfig(
     {
-      skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], async_enabled: true },
+      skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], async_enabled: true, disclosure },
       // Raw HTTP here does not re-list after list_changed: no get_info result is held for it.
       sessions: { relist_wait_ms: 0 },
       scripts: { sandbox: 'off' },
@@ -189,5 +189,42 @@ describe("a 2025-era session's direct path", () => {
     const after = await client.callTool({ name: 'skill_csv-tools_get_info', arguments: {} });
     expect(after.isError).not.toBe(true);
     await client.close();
+  });
+});
+
+/** The search surface (search_skills, load_skill): every answer kind, ranked results and errors included. */
+const SEARCH_REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
+  ['tools/list', { method: 'tools/list' }],
+  ['search_skills', call('search_skills', { query: 'count words in a text' })],
+  ['search_skills with a limit', call('search_skills', { query: 'csv columns', limit: 2 })],
+  ['search_skills listing every skill', call('search_skills', { query: '*', limit: 3 })],
+  ['search_skills matching nothing', call('search_skills', { query: 'zzqxv' })],
+  ['search_skills with a limit over 20', call('search_skills', { query: 'csv', limit: 21 })],
+  ['search_skills with a bad cursor', call('search_skills', { query: 'csv', cursor: 'bm9wZQ' })],
+  ['load_skill', call('load_skill', { name: 'text-stats' })],
+  ['load_skill of an unknown skill', call('load_skill', { name: 'nope' })],
+  ['a get_info name that is not listed', call('skill_csv-tools_get_info', {})],
+];
+
+describe("a 2025-era session's direct path in search mode", () => {
+  let direct: Side;
+  let sdk: Side;
+  beforeAll(async () => {
+    [direct, sdk] = await Promise.all([start(true, 'search'), start(false, 'search')]);
+    await openSession(direct);
+    await openSession(sdk);
+  });
+  afterAll(async () => {
+    await Promise.all([direct.gateway.close(), sdk.gateway.close()]);
+  });
+
+  it.each(SEARCH_REQUESTS)('answers %s exactly as the SDK Server does', async (_label, sent) => {
+    const before = await requestCount(direct, 'direct');
+    const body = (id: number | string) => ({ jsonrpc: '2.0', id, ...sent });
+    const [mine, theirs] = [await post(direct, body(41)), await post(sdk, body(41))];
+    expect({ ...mine, session: null }).toEqual({ ...theirs, session: null });
+    const [mine2, theirs2] = [await post(direct, body('x-9')), await post(sdk, body('x-9'))];
+    expect({ ...mine2, session: null }).toEqual({ ...theirs2, session: null });
+    expect(await requestCount(direct, 'direct')).toBe(before + 2);
   });
 });

@@ -123,10 +123,18 @@ const REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
   ['prompts/get of a missing prompt', { method: 'prompts/get', params: { name: 'nope' }, name: 'nope' }],
 ];
 
-async function start(directAnswers: boolean): Promise<{ gateway: Gateway; url: URL }> {
+async function start(
+  directAnswers: boolean,
+  disclosure = 'catalog',
+): Promise<{ gateway: Gateway; url: URL }> {
   const config = parseConfig(
     {
-      skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], prompts: true, async_enabled: true },
+      skills: {
+        roots: [EXAMPLES_ROOT, PROBE_ROOT],
+        prompts: true,
+        async_enabled: true,
+        modern_disclosure: disclosure,
+      },
       scripts: { sandbox: 'off' },
     },
     { baseDir: REPO_ROOT },
@@ -279,5 +287,44 @@ describe('the direct 2026-07-28 path', () => {
       // hang.sh ignores SIGTERM and sleeps 600 s: only the call's abort (a kill of its process group) ends it.
       await waitFor(async () => (await running(gateway.url)) === 0, { timeoutMs: 15_000 });
     }
+  });
+});
+
+const tool = (name: string, args?: Record<string, unknown>): Sent => ({
+  method: 'tools/call',
+  params: args === undefined ? { name } : { name, arguments: args },
+  name,
+});
+
+/** The search surface (search_skills, load_skill): every answer kind, ranked results and errors included. */
+const SEARCH_REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
+  ['tools/list', { method: 'tools/list', params: {} }],
+  ['server/discover', { method: 'server/discover', params: {} }],
+  ['search_skills', tool('search_skills', { query: 'count words in a text' })],
+  ['search_skills with a limit', tool('search_skills', { query: 'csv columns', limit: 2 })],
+  ['search_skills listing every skill', tool('search_skills', { query: '*', limit: 3 })],
+  ['search_skills matching nothing', tool('search_skills', { query: 'zzqxv' })],
+  ['search_skills with an empty query', tool('search_skills', { query: '' })],
+  ['search_skills with a bad cursor', tool('search_skills', { query: 'csv', cursor: 'bm9wZQ' })],
+  ['load_skill', tool('load_skill', { name: 'text-stats' })],
+  ['load_skill of an unknown skill', tool('load_skill', { name: 'nope' })],
+];
+
+describe('the direct 2026-07-28 path in search mode', () => {
+  let direct: { gateway: Gateway; url: URL };
+  let sdk: { gateway: Gateway; url: URL };
+  beforeAll(async () => {
+    [direct, sdk] = await Promise.all([start(true, 'search'), start(false, 'search')]);
+  });
+  afterAll(async () => {
+    await Promise.all([direct.gateway.close(), sdk.gateway.close()]);
+  });
+
+  it.each(SEARCH_REQUESTS)('answers %s exactly as the SDK path does', async (_label, sent) => {
+    const [mine, theirs] = [await send(direct.url, sent, 41), await send(sdk.url, sent, 41)];
+    expect(mine).toEqual(theirs);
+    const [mine2, theirs2] = [await send(direct.url, sent, 'x-9'), await send(sdk.url, sent, 'x-9')];
+    expect(mine2).toEqual(theirs2);
+    expect(mine2.body).toContain('"id":"x-9"');
   });
 });

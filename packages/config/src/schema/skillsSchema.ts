@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { count } from './fieldTypes.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
-const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager'] as const;
+const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager', 'search'] as const;
 
 /** The `skills` config section. */
 export const skillsSchema = z.strictObject({
@@ -25,13 +25,19 @@ export const skillsSchema = z.strictObject({
     .enum(DISCLOSURES)
     .default('namespaced')
     .describe(
-      'How 2025-era sessions see skills (namespaced, universal, eager or catalog); client profiles override it.',
+      'How 2025-era sessions see skills (namespaced, universal, eager, catalog or search); client profiles override it. Past tools.max_listed a principal gets search whatever this says.',
     ),
   modern_disclosure: z
     .enum(MODERN_DISCLOSURES)
     .default('catalog')
     .describe(
-      'How 2026-07-28 requests see skills: catalog, universal or eager (namespaced needs sessions and is refused).',
+      'How 2026-07-28 requests see skills: catalog, universal, eager or search (namespaced needs sessions and is refused).',
+    ),
+  pinned: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Globs of skill names whose get_info tools search mode lists beside search_skills and load_skill (the skills nearly every task needs).',
     ),
   async_enabled: z
     .boolean()

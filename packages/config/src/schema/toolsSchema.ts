@@ -11,6 +11,15 @@ export const toolsSchema = z.strictObject({
     .max(64)
     .default(48)
     .describe('Longest tool name; a longer name is shortened but keeps skill_, its role and a hash.'),
+  max_listed: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(100)
+    .describe(
+      'Most tools a first tools/list may hold (in universal mode, tools plus skills in load_skill): a principal over it gets search mode instead, in either era, and a 2025-era session never lists more.',
+    ),
   list_ttl_ms: z
     .number()
     .int()

@@ -20,6 +20,8 @@ export interface CatalogSkillContext {
   readonly bindings?: SkillBindings;
   /** Set for the auto skill of an upstream: its id. */
   readonly upstream?: string;
+  /** Whether `skills.pinned` names the skill. */
+  readonly isPinned: (skill: string) => boolean;
 }
 
 type FileKind = ListedTool['kind'];
@@ -106,6 +108,7 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
     ...(context.upstream === undefined ? {} : { upstream: context.upstream }),
     calls,
     usesUpstreams: bindings.upstreams.length > 0,
+    pinned: context.isPinned(skill.name),
     sname,
     getInfoTool,
     tools: [...listed.map((t) => t.definition), ...callTools.map((c) => c.definition)],

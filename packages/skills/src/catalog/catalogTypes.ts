@@ -5,7 +5,7 @@ import type { UpstreamSnapshot } from '../upstreams/upstreamTypes.js';
 import type { ArgumentLimits, ToolInputs } from './toolInputs.js';
 
 /** Every disclosure mode, in the order docs list them (docs/disclosure.md). */
-export const DISCLOSURES = ['namespaced', 'universal', 'eager', 'catalog'] as const;
+export const DISCLOSURES = ['namespaced', 'universal', 'eager', 'catalog', 'search'] as const;
 
 /** How a caller is shown the catalog (docs/disclosure.md). */
 export type Disclosure = (typeof DISCLOSURES)[number];
@@ -44,6 +44,8 @@ export type ToolTarget =
   | { readonly kind: 'get_async_status' }
   | { readonly kind: 'cancel_async' }
   | { readonly kind: 'load_skill' }
+  /** Search mode: ranks the skills a caller may use for a query (docs/disclosure.md). */
+  | { readonly kind: 'search_skills' }
   | { readonly kind: 'read_skill_file' }
   | { readonly kind: 'list_skill_files' }
   | { readonly kind: 'run_skill_script' }
@@ -77,6 +79,8 @@ export interface CatalogSkill {
   readonly calls: ReadonlyMap<string, CallTool>;
   /** True when the skill is an auto skill or binds at least one configured upstream (even with no tools now). */
   readonly usesUpstreams: boolean;
+  /** Whether `skills.pinned` names it: search mode lists its get_info tool. */
+  readonly pinned: boolean;
   /** Sanitized skill name used in tool names. */
   readonly sname: string;
   readonly getInfoTool: ToolDefinition;
@@ -118,6 +122,8 @@ export interface CatalogOptions {
   readonly problems?: readonly Problem[];
   /** The configured upstream MCP servers, in config order (docs/upstreams.md). */
   readonly upstreams?: readonly UpstreamSnapshot[];
+  /** Globs of skill names whose get_info tools search mode lists beside its fixed tools (`skills.pinned`). */
+  readonly pinned?: readonly string[];
 }
 
 /** The immutable, shared tool catalog built from the loaded skills. */

@@ -4,6 +4,7 @@ import type { SkillEntry, SkillResourceTarget, SkillsExtensionIndex } from '../e
 import { skillUri } from '../extension/skillUri.js';
 import { createServedFileCache } from '../files/servedFileCache.js';
 import type { Problem, Skill } from '../load/loadTypes.js';
+import { globMatcher } from '../names/globMatcher.js';
 import { createNameRegistry } from '../names/nameRegistry.js';
 import { promptName } from '../names/promptName.js';
 import { sanitizeName } from '../names/sanitizeName.js';
@@ -17,6 +18,7 @@ import {
   MIN_NAME_LENGTH,
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
+  SEARCH_SKILLS_TOOL,
 } from '../names/toolNames.js';
 import { SkillsError } from '../skillsError.js';
 import { bindSkillTools } from '../upstreams/upstreamBindings.js';
@@ -35,6 +37,7 @@ const FIXED_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
   [READ_SKILL_FILE_TOOL, { kind: 'read_skill_file' }],
   [RUN_SKILL_SCRIPT_TOOL, { kind: 'run_skill_script' }],
   [CALL_SKILL_TOOL, { kind: 'call_skill_tool' }],
+  [SEARCH_SKILLS_TOOL, { kind: 'search_skills' }],
 ];
 const ASYNC_TOOLS: ReadonlyArray<[string, ToolTarget]> = [
   [ASYNC_STATUS_TOOL, { kind: 'get_async_status' }],
@@ -102,7 +105,9 @@ function* catalogSteps(skills: readonly Skill[], options: CatalogOptions): Gener
   const upstreams = upstreamsById(options.upstreams ?? [], problems);
   const entries = new Map<string, CatalogSkill>();
   const snameOwners = new Map<string, string>();
-  const context = { registry, schemas, asyncEnabled, targets };
+  const pins = (options.pinned ?? []).map(globMatcher);
+  const isPinned = (name: string) => pins.some((matches) => matches(name));
+  const context = { registry, schemas, asyncEnabled, targets, isPinned };
   for (const skill of skills) {
     if (entries.has(skill.name)) {
       problems.push(duplicateSkill(skill));

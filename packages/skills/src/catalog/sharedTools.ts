@@ -6,6 +6,7 @@ import {
   LOAD_SKILL_TOOL,
   READ_SKILL_FILE_TOOL,
   RUN_SKILL_SCRIPT_TOOL,
+  SEARCH_SKILLS_TOOL,
 } from '../names/toolNames.js';
 import type { CatalogSkill, ToolDefinition } from './catalogTypes.js';
 import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
@@ -18,8 +19,10 @@ export interface SharedTools {
   readonly universal: readonly ToolDefinition[];
   /** read_skill_file, run_skill_script: the calls catalog-mode get_info texts name. */
   readonly catalog: readonly ToolDefinition[];
-  /** call_skill_tool: catalog and universal modes list it when a usable skill exposes upstream tools. */
+  /** call_skill_tool: catalog, universal and search modes list it when a usable skill uses upstreams. */
   readonly dispatcher: ToolDefinition;
+  /** search_skills, load_skill (without a skill list), read_skill_file, run_skill_script: search mode's first tools. */
+  readonly search: readonly ToolDefinition[];
 }
 
 const readOnly = { readOnlyHint: true };
@@ -53,8 +56,27 @@ export function buildSharedTools(schemas: ToolSchemas, asyncEnabled: boolean): S
     description: `Run a script (a file under scripts/) of a skill. Arguments are passed as argv, never through a shell.${runNote}`,
     inputSchema: schemas[INPUT_OF_KIND.run_skill_script],
   };
+  const search: ToolDefinition[] = [
+    {
+      name: SEARCH_SKILLS_TOOL,
+      description:
+        'Find skills for a task: ranks the skills you may use by how well their name, description, instructions, files and tools match the query. Then call load_skill with a result\'s skill to read its instructions. Query "*" lists every skill, page by page.',
+      inputSchema: schemas[INPUT_OF_KIND.search_skills],
+      annotations: readOnly,
+    },
+    {
+      name: LOAD_SKILL_TOOL,
+      description:
+        'Load a skill by name (as search_skills returns it): its instructions, then the exact read_skill_file, run_skill_script and call_skill_tool calls for its files and tools.',
+      inputSchema: schemas[INPUT_OF_KIND.load_skill],
+      annotations: readOnly,
+    },
+    readFile,
+    runScript,
+  ];
   return {
     async,
+    search,
     universal: [
       {
         name: LIST_SKILL_FILES_TOOL,

@@ -24,6 +24,11 @@ export const DEFAULT_ARGUMENT_LIMITS: ArgumentLimits = {
 const MAX_TAIL_LINES = 100_000;
 const MAX_NAME_CHARS = 256;
 const MAX_PATH_CHARS = 4096;
+/** Longest search query and cursor (docs/disclosure.md). */
+const MAX_QUERY_CHARS = 1000;
+const MAX_CURSOR_CHARS = 200;
+/** Most results one search_skills call returns. */
+export const MAX_SEARCH_LIMIT = 20;
 
 const noNul = (s: string) => !s.includes('\0');
 const utf8Bytes = (s: string) => Buffer.byteLength(s);
@@ -59,6 +64,21 @@ function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
     jobStatus: z.object({ job_id: jobId, tail: tail.optional() }),
     jobCancel: z.object({ job_id: jobId }),
     loadSkill: z.object({ name: skill }),
+    searchSkills: z.object({
+      query: z
+        .string()
+        .min(1)
+        .max(MAX_QUERY_CHARS)
+        .describe('what the task needs, in words; "*" lists every skill in name order'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_SEARCH_LIMIT)
+        .optional()
+        .describe(`results per page (default 5, at most ${MAX_SEARCH_LIMIT})`),
+      cursor: z.string().min(1).max(MAX_CURSOR_CHARS).optional().describe('nextCursor of the previous page'),
+    }),
     listSkillFiles: z.object({ skill }),
     readSkillFile: z.object({ skill, path }),
     // Upstream tools validate their own arguments: the gateway only checks that they are an object.
@@ -99,6 +119,7 @@ export const INPUT_OF_KIND = {
   get_async_status: 'jobStatus',
   cancel_async: 'jobCancel',
   load_skill: 'loadSkill',
+  search_skills: 'searchSkills',
   list_skill_files: 'listSkillFiles',
   read_skill_file: 'readSkillFile',
   run_skill_script: 'runSkillScript',

@@ -61,6 +61,17 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
       ...shared.async,
     ]),
   );
+  // Search mode: the same few tools at any catalog size, then the pinned skills' get_info tools.
+  const searchList = viewCache((allowed) =>
+    Object.freeze([
+      ...shared.search,
+      ...dispatcher(allowed),
+      ...shared.async,
+      ...allowedEntries(allowed)
+        .filter((e) => e.pinned)
+        .map((e) => e.getInfoTool),
+    ]),
+  );
   const catalogList = viewCache((allowed) =>
     Object.freeze([
       ...getInfoTools(allowed),
@@ -95,6 +106,8 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
         return eagerList(view.allowed);
       case 'catalog':
         return catalogList(view.allowed);
+      case 'search':
+        return searchList(view.allowed);
       case 'namespaced': {
         const base = getInfoTools(view.allowed);
         const unlocked = unlockedEntries(view);
@@ -119,21 +132,27 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
     if (target === undefined) return 'hidden';
     const mode = view.disclosure;
     const callable = (yes: boolean): ToolAccess => (yes ? 'callable' : 'hidden');
+    const dispatching = mode === 'universal' || mode === 'catalog' || mode === 'search';
     switch (target.kind) {
+      case 'search_skills':
+        return callable(mode === 'search');
       case 'load_skill':
+        return callable(mode === 'universal' || mode === 'search');
       case 'list_skill_files':
         return callable(mode === 'universal');
       case 'read_skill_file':
       case 'run_skill_script':
-        return callable(mode === 'universal' || mode === 'catalog');
+        return callable(dispatching);
       case 'call_skill_tool':
-        return callable((mode === 'universal' || mode === 'catalog') && allowedUsesUpstreams(view.allowed));
+        return callable(dispatching && allowedUsesUpstreams(view.allowed));
       case 'get_async_status':
       case 'cancel_async':
-        if (mode === 'universal') return 'callable';
+        if (mode === 'universal' || mode === 'search') return 'callable';
         if (mode === 'eager' || mode === 'catalog') return callable(allowedHasScripts(view.allowed));
         return callable(anyUnlockedScripts(view));
       case 'get_info':
+        // Search mode lists only the pinned ones: callable is listed, in every mode.
+        if (mode === 'search' && entries.get(target.skill)?.pinned !== true) return 'hidden';
         return callable(mode !== 'universal' && isAllowed(target.skill, view.allowed));
       default:
         // A skill's run/read/call tools: listed in eager mode, and in namespaced mode once the skill is unlocked.

@@ -4,8 +4,11 @@ export const ASYNC_STATUS_TOOL = 'skill_get_async_status';
 /** Shared tool that cancels an async job. */
 export const ASYNC_CANCEL_TOOL = 'skill_cancel_async';
 
-/** Universal mode: returns a skill's instructions and file list. */
+/** Universal and search modes: returns a skill's instructions. */
 export const LOAD_SKILL_TOOL = 'load_skill';
+
+/** Search mode: ranks the skills a caller may use for a query. */
+export const SEARCH_SKILLS_TOOL = 'search_skills';
 
 /** Universal mode: lists the files of a skill. */
 export const LIST_SKILL_FILES_TOOL = 'list_skill_files';

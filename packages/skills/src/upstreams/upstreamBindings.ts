@@ -1,4 +1,5 @@
 import type { Problem, Skill } from '../load/loadTypes.js';
+import { globMatcher } from '../names/globMatcher.js';
 import type { UpstreamSnapshot, UpstreamTool } from './upstreamTypes.js';
 
 /** One `mcp__<upstream>__<tool>` entry of a skill's `allowed-tools`, the tool part a glob. */
@@ -23,17 +24,6 @@ export interface SkillBindings {
 
 // Claude Code's naming: `mcp__<server>__<tool>`; an upstream id is a-z0-9- so the first `__` ends it.
 const BINDING = /^mcp__(.+?)(?:__(.+))?$/;
-
-/** A matcher for a tool-name glob: `*` any run of characters, `?` one character, everything else literal. */
-function globMatcher(glob: string): (name: string) => boolean {
-  if (glob === '*') return () => true;
-  const source = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  const regex = new RegExp(`^${source}$`);
-  return (name) => regex.test(name);
-}
 
 /**
  * The upstream bindings in an `allowed-tools` value (space- or comma-separated, as the Agent Skills

@@ -1,0 +1,65 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { type InputOf, LIST_ALL_QUERY, LOAD_SKILL_TOOL, type SkillHit } from '@skillgate/skills';
+import { GatewayError } from '../errors/gatewayError.js';
+import type { Call } from './callTypes.js';
+
+const DEFAULT_LIMIT = 5;
+
+/** One result as search_skills returns it: the hit and the exact load_skill call that reads the skill. */
+interface SearchResult extends SkillHit {
+  readonly load: { readonly tool: typeof LOAD_SKILL_TOOL; readonly arguments: { readonly name: string } };
+}
+
+/**
+ * search_skills: the ranked skills among those the caller may use (docs/disclosure.md), in
+ * structuredContent and as compact text. A cursor of another query is an argument error.
+ */
+export async function searchSkills(call: Call, input: InputOf<'search_skills'>): Promise<CallToolResult> {
+  const { catalog, audience, parts } = call;
+  const allowed = parts.disclosure.usableSkillSet(catalog, audience.principal);
+  const page = await parts.search.search(catalog, allowed, {
+    query: input.query,
+    limit: input.limit ?? DEFAULT_LIMIT,
+    ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+  });
+  if (page === undefined) {
+    throw new GatewayError(
+      'INVALID_ARGUMENTS',
+      'Invalid arguments for tool search_skills: cursor is not a nextCursor of this query (send the same query with it, or drop it)',
+    );
+  }
+  const results: SearchResult[] = page.results.map((hit) => ({
+    ...hit,
+    load: { tool: LOAD_SKILL_TOOL, arguments: { name: hit.skill } },
+  }));
+  const total = allowed?.size ?? catalog.skills.size;
+  return {
+    content: [{ type: 'text', text: searchText(input.query, results, page.nextCursor, total) }],
+    structuredContent: {
+      results,
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+    },
+  };
+}
+
+/** The compact text of a page: one line per skill, its matching tools, then how to go on. */
+function searchText(
+  query: string,
+  results: readonly SearchResult[],
+  nextCursor: string | undefined,
+  total: number,
+): string {
+  if (results.length === 0) {
+    return query.trim() === LIST_ALL_QUERY
+      ? 'No skills are available.'
+      : `No skill matches "${query}". Try other words (what the task does, a product or file name), or query "*" to list all ${total} skills in name order, page by page with cursor.`;
+  }
+  const lines = results.map((r) => {
+    const tools = r.tools.length === 0 ? '' : ` [tools: ${r.tools.map((t) => t.name).join(', ')}]`;
+    return `- ${r.skill}: ${r.description.replace(/\s+/g, ' ')}${tools}`;
+  });
+  const head = `Call ${LOAD_SKILL_TOOL} {"name": "<skill>"} to read a skill's instructions before using it.`;
+  const more =
+    nextCursor === undefined ? '' : `\nMore: call search_skills again with cursor "${nextCursor}".`;
+  return `${head}\n${lines.join('\n')}${more}`;
+}
