@@ -110,6 +110,7 @@ describe('loadConfig from a file', () => {
           audience: 'https://mcp.example.com:8443/gateway/mcp',
           jwks_uri: 'https://idp.example.com/realms/agents/certs',
           principal_claim: 'azp',
+          failed_attempts_per_minute: 7,
           scopes_supported: ['mcp', 'skills:pdf'],
           required_scopes: ['mcp'],
           grants: [
@@ -123,7 +124,7 @@ describe('loadConfig from a file', () => {
           },
         },
       },
-      rate_limit: { requests_per_second: 0, burst: 10 },
+      rate_limit: { requests_per_second: 0, burst: 10, bytes_per_request: 4096 },
       state: { backend: 'redis', redis_url_env: 'TEAM_REDIS_URL', key_prefix: 'team-a:' },
       clients: [
         { match: { name: 'Claude Desktop*' }, disclosure: 'universal' },
