@@ -6,6 +6,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createAccessPolicy } from './auth/accessPolicy.js';
 import { createBearerAuth } from './auth/bearerAuth.js';
+import { createFailedAttempts } from './auth/failedAttempts.js';
+import { createOriginPolicy } from './auth/originPolicy.js';
 import { checkStartup } from './compose/checkStartup.js';
 import { createOAuthResource, oauthSecretEnvNames } from './compose/createOAuthResource.js';
 import { followCatalogChanges } from './compose/followCatalogChanges.js';
@@ -16,7 +18,6 @@ import { startSharedState } from './compose/startSharedState.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
-import { createOriginPolicy } from './http/requestGuards.js';
 import { createLiveSessions, type LiveSessions } from './legacy/liveSessions.js';
 import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
@@ -169,6 +170,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     oauth,
     allowAnonymous: config.auth.allow_anonymous,
     anonymousSkills: config.auth.anonymous_skills,
+    failedAttempts: createFailedAttempts({ perMinute: config.auth.oauth?.failed_attempts_per_minute ?? 0 }),
   });
   const disclosure = createDisclosurePolicy({
     access: policy,
@@ -254,17 +256,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     runner,
     sessions: live,
     modern,
-    originPolicy,
-    rateLimiter: state.rateLimiter,
+    guard: {
+      isDraining: () => draining,
+      originPolicy,
+      bearerAuth,
+      rateLimiter: state.rateLimiter,
+      bodyBytesPerRequest: config.rate_limit.bytes_per_request,
+    },
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
-    isDraining: () => draining,
     direct: options.directAnswers ?? true,
     upstreams: () => upstreamReadiness(upstreams),
     operator: operatorPageOptions(config, {
-      auth: bearerAuth,
-      originPolicy,
-      rateLimiter: state.rateLimiter,
       sources: {
         catalogs,
         disclosure,

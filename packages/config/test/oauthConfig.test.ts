@@ -33,6 +33,7 @@ describe('auth.oauth', () => {
     expect(config.auth.oauth).toEqual({
       issuer: 'https://idp.example.com/realms/agents',
       principal_claim: 'sub',
+      failed_attempts_per_minute: 20,
       scopes_supported: [],
       required_scopes: [],
       grants: [

@@ -99,7 +99,7 @@ describe('parseConfig defaults', () => {
         scope: 'session',
       },
       auth: { tokens: [], allow_anonymous: false, anonymous_skills: ['*'] },
-      rate_limit: { requests_per_second: 50, burst: 200 },
+      rate_limit: { requests_per_second: 50, burst: 200, bytes_per_request: 65_536 },
       state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       upstreams: [],
@@ -367,6 +367,7 @@ describe('parseConfig cross-field checks', () => {
         tools: ['*'],
         timeout_seconds: 60,
         max_concurrent: 8,
+        max_concurrent_per_principal: 4,
         max_result_bytes: 1_048_576,
       },
     ]);

@@ -110,6 +110,18 @@ for (const kind of ['memory', 'redis'] as const) {
       }
     });
 
+    it('charges a costly request several tokens, at most a full bucket, alike in memory and Redis', async () => {
+      const clock = manualClock();
+      const limiter = await open({ requestsPerSecond: 1, burst: 10, now: clock.now });
+      // 4 + 4 of 10 tokens: a third request of 4 waits for the 2 missing tokens (2 s).
+      expect([await limiter.take('bytes', 4), await limiter.take('bytes', 4)]).toEqual([0, 0]);
+      expect(await limiter.take('bytes', 4)).toBe(2);
+      // A cost beyond the bucket is a full bucket: it passes once the bucket is full again.
+      clock.advance(10_000);
+      expect(await limiter.take('bytes', 1_000)).toBe(0);
+      expect(await limiter.take('bytes')).toBe(1);
+    });
+
     it('is off at 0 requests per second', async () => {
       const clock = manualClock();
       const limiter = await open({ requestsPerSecond: 0, burst: 1, now: clock.now });

@@ -1,7 +1,7 @@
 import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { RunnerError, type SlotPool } from '@skillgate/runner';
 import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
 import { withCallSignal } from './callScope.js';
-import type { CallSlots } from './callSlots.js';
 import { describeError } from './describeError.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import type { ProgressRelay } from './progressRelay.js';
@@ -15,7 +15,8 @@ export interface UpstreamCallContext {
   readonly status: UpstreamStatus;
   /** The connected client, if any, when the call came in. */
   readonly client: Client | undefined;
-  readonly slots: CallSlots;
+  /** The upstream's call slots: max_concurrent, a per-principal share of them, a bounded queue. */
+  readonly slots: SlotPool;
   readonly progress: ProgressRelay;
   /** This call saw the connection go away: the upstream goes down and is retried. */
   readonly lost: (reason: string) => void;
@@ -45,14 +46,15 @@ export async function callUpstreamTool(
     return { ok: false, reason: 'UPSTREAM_ERROR', message: `upstream ${definition.id} has no tool ${tool}` };
   }
   const deadline = Date.now() + definition.timeoutSeconds * 1000;
-  const release = await context.slots.acquire(deadline, request.signal);
-  if (release === undefined) {
+  let release: () => void;
+  try {
+    release = await context.slots.acquire(request.principal ?? '', request.signal);
+  } catch (error) {
     if (request.signal?.aborted === true) return cancelled();
-    return {
-      ok: false,
-      reason: 'UPSTREAM_TIMEOUT',
-      message: `no free slot of upstream ${definition.id} within ${definition.timeoutSeconds} s (max_concurrent ${definition.maxConcurrent})`,
-    };
+    if (error instanceof RunnerError && error.code === 'RUNNER_CLOSED') {
+      return unavailable(`upstream ${definition.id} is closing`);
+    }
+    return { ok: false, reason: 'UPSTREAM_TIMEOUT', message: describeError(error) };
   }
   const progressToken =
     request.onProgress === undefined ? undefined : context.progress.open(request.onProgress);

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
+import { createSlotPool } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
-import { createCallSlots } from './callSlots.js';
 import { describeError } from './describeError.js';
 import { createExposedTools } from './exposedTools.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
@@ -40,6 +40,9 @@ export interface UpstreamConnection {
   close(): Promise<void>;
 }
 
+// Calls waiting for a slot of one upstream; past it a call is refused at once (docs/limits.md).
+const MAX_QUEUED_CALLS = 1024;
+
 // Starting a server (npx, a JIT) may take longer than one call is allowed to.
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 // Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
@@ -57,7 +60,19 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     options.logger?.[level]({ upstream: definition.id, ...fields }, message);
   };
   const exposedTools = createExposedTools(definition.tools);
-  const slots = createCallSlots(definition.maxConcurrent);
+  // The runner's slot pool: a per-principal share, so one tenant cannot hold every slot of the upstream;
+  // waiting for a slot counts against the call's timeout.
+  const slots = createSlotPool({
+    maxConcurrent: definition.maxConcurrent,
+    maxConcurrentPerPrincipal: Math.min(definition.maxConcurrentPerPrincipal, definition.maxConcurrent),
+    maxQueue: MAX_QUEUED_CALLS,
+    queueTimeoutMs: definition.timeoutSeconds * 1000,
+    wording: {
+      runs: `calls to upstream ${definition.id}`,
+      maxKey: 'max_concurrent',
+      perPrincipalKey: 'max_concurrent_per_principal',
+    },
+  });
   const status = createUpstreamStatus({ definition, changed: options.changed });
   const progress = createProgressRelay({
     handlerFailed: (error) => log('warn', 'progress handler failed', { error: describeError(error) }),
@@ -151,7 +166,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       client = current;
       const listed = await current.listTools(undefined, { timeout: connectTimeoutMs });
       if (gen !== generation) return;
-      retry.reset();
+      retry.connected();
       log('info', 'upstream ready', {
         tools: listed.tools.length,
         protocol: current.getNegotiatedProtocolVersion(),
@@ -206,6 +221,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       const old = [client, pending];
       client = undefined;
       pending = undefined;
+      slots.close();
       await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
       http?.close();
     },

@@ -21,6 +21,7 @@ const defaults = {
   tools: ['*'],
   timeoutSeconds: 10,
   maxConcurrent: 8,
+  maxConcurrentPerPrincipal: 8,
   maxResultBytes: 65_536,
 } as const;
 const stdio = (extra: Partial<UpstreamDefinition> = {}, args: string[] = []): UpstreamDefinition => ({

@@ -4,6 +4,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { GatewayError } from '../errors/gatewayError.js';
 import { type AccessPolicy, anonymousPrincipal, type Principal } from './accessPolicy.js';
+import type { FailedAttempts } from './failedAttempts.js';
 import type { OAuthVerifier } from './oauthVerifier.js';
 
 /** The OAuth side of bearerAuth: the verifier and what the challenges and metadata name. */
@@ -25,6 +26,8 @@ export interface BearerAuthOptions {
   readonly oauth: OAuthResource | undefined;
   readonly allowAnonymous: boolean;
   readonly anonymousSkills: readonly string[];
+  /** Failed OAuth token checks per client address (auth.oauth.failed_attempts_per_minute). */
+  readonly failedAttempts: FailedAttempts;
 }
 
 /** What bearerAuth reads of a request. */
@@ -32,6 +35,8 @@ export interface BearerRequest {
   readonly authorization: string | undefined;
   /** The request target (path and query). */
   readonly url: string;
+  /** The client's address (behind a trusted proxy, the one it forwarded). */
+  readonly address: string;
   /** scheme://host[:port] the request came to (used only without server.public_url, and only to refuse). */
   origin(): string;
 }
@@ -107,10 +112,26 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
         throw refuse(request.origin(), 'invalid_token', 'malformed Authorization header');
       const configured = policy.matchToken(token);
       if (configured !== undefined) return configured;
+      const { failedAttempts } = options;
+      // A token the verifier does not know may cost a request to the authorization server: an address that
+      // keeps sending bad ones waits first (failedAttempts.ts). Known tokens, good or bad, cost nothing.
+      if (!oauth.verifier.isKnown(token)) {
+        const wait = failedAttempts.retryAfter(request.address);
+        if (wait > 0) {
+          throw new GatewayError(
+            'RATE_LIMITED',
+            'Too many failed authentication attempts from this address',
+            {
+              headers: { 'Retry-After': String(wait) },
+            },
+          );
+        }
+      }
       let verified: Awaited<ReturnType<OAuthVerifier['verify']>>;
       try {
         verified = await oauth.verifier.verify(token);
       } catch (error) {
+        failedAttempts.record(request.address);
         // Whatever went wrong (a bad token, an unreachable issuer), the answer is a 401, never a 5xx.
         const description = error instanceof GatewayError ? error.message : 'token could not be verified';
         throw refuse(request.origin(), 'invalid_token', description);

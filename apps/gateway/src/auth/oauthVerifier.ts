@@ -20,7 +20,7 @@ export interface OAuthVerifierOptions {
     readonly clientId: string;
     readonly clientSecret: string;
   };
-  /** Verified tokens remembered until they expire; past this many the oldest is forgotten. */
+  /** Verified tokens remembered until they expire (and refused ones briefly); past this many the oldest goes. */
   readonly maxCachedTokens?: number;
   /** Least time between two key-set fetches caused by an unknown key id (default 30 s). */
   readonly refetchIntervalMs?: number;
@@ -44,6 +44,8 @@ export interface VerifiedToken {
 export interface OAuthVerifier extends OAuthTokenVerifier {
   /** The token's principal and scopes, or throws UNAUTHORIZED with a short reason (never the token). */
   verify(token: string): Promise<VerifiedToken>;
+  /** True when verify() would answer from memory (a token accepted, or refused within the last seconds). */
+  isKnown(token: string): boolean;
   /** Fetches metadata and keys now, so the first request does not wait for them. */
   warmUp(): Promise<void>;
 }
@@ -68,6 +70,11 @@ const ALGORITHMS: JWSAlgorithm[] = [
 
 // Opaque tokens cannot say when they end unless introspection does: remembered this long at most.
 const OPAQUE_CACHE_SECONDS = 60;
+// A refused token is refused again from memory this long: a client retrying one bad token costs no
+// introspection and no signature check. Short, so a token that becomes valid (a new key) soon works.
+const REFUSED_CACHE_SECONDS = 30;
+// The refusal that says the authorization server could not be asked: not the token's fault, not remembered.
+const NOT_CHECKED = 'token could not be checked';
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
 const reject = (reason: string, cause?: unknown): GatewayError =>
@@ -114,6 +121,8 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
   const maxCached = options.maxCachedTokens ?? 10_000;
   const issuerHash = shortHash(options.issuer, 8);
   const cache = new Map<string, CacheEntry>();
+  const refused = new Map<string, { readonly error: GatewayError; readonly until: number }>();
+  const keyOf = (token: string) => createHash('sha256').update(token).digest('base64');
 
   let metadata: Promise<IssuerMetadata> | undefined;
   const discover = (): Promise<IssuerMetadata> => {
@@ -186,7 +195,7 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
       answer = await introspectToken(token, { ...introspection, timeoutMs });
     } catch (error) {
       options.onFetchFailed?.(error);
-      throw reject('token could not be checked', error);
+      throw reject(NOT_CHECKED, error);
     }
     const seconds = now() / 1000;
     if (!answer.active) throw reject('token not active');
@@ -205,29 +214,49 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     };
   };
 
+  /** Makes room in a bounded map: expired entries first; if none, the oldest (Map order is insertion order). */
+  const makeRoom = (map: Map<string, { readonly until: number }>) => {
+    if (map.size < maxCached) return;
+    const t = now();
+    for (const [k, entry] of map) if (entry.until <= t) map.delete(k);
+    const oldest = map.keys().next();
+    if (map.size >= maxCached && oldest.done !== true) map.delete(oldest.value);
+  };
+
+  const fresh = <T extends { readonly until: number }>(map: Map<string, T>, key: string): T | undefined => {
+    const entry = map.get(key);
+    if (entry === undefined || entry.until > now()) return entry;
+    map.delete(key);
+    return undefined;
+  };
+
   const verify = async (token: string): Promise<VerifiedToken> => {
-    const key = createHash('sha256').update(token).digest('base64');
-    const cached = cache.get(key);
-    if (cached !== undefined) {
-      if (cached.until > now()) return cached.verified;
-      cache.delete(key);
-    }
-    const { verified, until } = JWT_SHAPE.test(token) ? await verifyJwt(token) : await verifyOpaque(token);
-    if (cache.size >= maxCached) {
-      // Expired entries go first; if none, the oldest (Map order is insertion order).
-      const t = now();
-      for (const [k, entry] of cache) if (entry.until <= t) cache.delete(k);
-      if (cache.size >= maxCached) {
-        const oldest = cache.keys().next();
-        if (oldest.done !== true) cache.delete(oldest.value);
+    const key = keyOf(token);
+    const cached = fresh(cache, key);
+    if (cached !== undefined) return cached.verified;
+    const remembered = fresh(refused, key);
+    if (remembered !== undefined) throw remembered.error;
+    let checked: { verified: VerifiedToken; until: number };
+    try {
+      checked = JWT_SHAPE.test(token) ? await verifyJwt(token) : await verifyOpaque(token);
+    } catch (error) {
+      if (error instanceof GatewayError && error.message !== NOT_CHECKED) {
+        makeRoom(refused);
+        refused.set(key, { error, until: now() + REFUSED_CACHE_SECONDS * 1000 });
       }
+      throw error;
     }
-    cache.set(key, { verified, until });
-    return verified;
+    makeRoom(cache);
+    cache.set(key, checked);
+    return checked.verified;
   };
 
   return {
     verify,
+    isKnown(token) {
+      const key = keyOf(token);
+      return fresh(cache, key) !== undefined || fresh(refused, key) !== undefined;
+    },
     async verifyAccessToken(token): Promise<AuthInfo> {
       const verified = await verify(token);
       return {

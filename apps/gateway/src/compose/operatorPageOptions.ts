@@ -1,8 +1,5 @@
 import type { SkillgateConfig } from '@skillgate/config';
-import type { RateLimiter } from '@skillgate/state';
-import type { BearerAuth } from '../auth/bearerAuth.js';
 import { createPrincipalDirectory } from '../auth/principalDirectory.js';
-import type { OriginPolicy } from '../http/requestGuards.js';
 import type { OperatorSources } from '../operator/collectOperatorView.js';
 import { createOperatorAccess } from '../operator/operatorAccess.js';
 import type { OperatorPageOptions } from '../operator/operatorPage.js';
@@ -10,9 +7,6 @@ import { redactedConfig } from '../operator/redactedConfig.js';
 
 /** What the composition root has built that the operator page reads (docs/operator.md). */
 export interface OperatorPageParts {
-  readonly auth: BearerAuth;
-  readonly originPolicy: OriginPolicy;
-  readonly rateLimiter: RateLimiter;
   /** The page's data sources, less what the config says (built here). */
   readonly sources: Omit<
     OperatorSources,
@@ -42,12 +36,9 @@ export function operatorPageOptions(
   ].flatMap((name) => parts.env[name] ?? []);
   return {
     access: createOperatorAccess({
-      auth: parts.auth,
       adminTokens: config.auth.tokens.filter((t) => t.admin).map((t) => t.name),
       anonymousOpen: config.auth.tokens.length === 0 && config.auth.oauth === undefined,
     }),
-    originPolicy: parts.originPolicy,
-    rateLimiter: parts.rateLimiter,
     sources: {
       ...parts.sources,
       principals: createPrincipalDirectory({

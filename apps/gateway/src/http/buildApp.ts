@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ScriptRunner } from '@skillgate/runner';
-import type { RateLimiter } from '@skillgate/state';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
-import type { Principal } from '../auth/accessPolicy.js';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { BearerAuth } from '../auth/bearerAuth.js';
+import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
@@ -26,17 +19,9 @@ import { dropStalledReaders } from './dropStalledReaders.js';
 import { registerJsonBodyParser } from './jsonBodyParser.js';
 import { limitConnections } from './limitConnections.js';
 import { registerOAuthMetadataRoutes } from './oauthMetadataRoutes.js';
-import type { OriginPolicy } from './requestGuards.js';
 import { createRequestRouter } from './routeRequest.js';
 import { type ClientDeadlines, serverTimeouts } from './serverTimeouts.js';
 import { registerStatusRoutes } from './statusRoutes.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Who sent the request; set by the auth hook on the MCP endpoint. */
-    principal: Principal | null;
-  }
-}
 
 /** How the HTTP side behaves, from the `server` config section (docs/limits.md). */
 export interface HttpSettings {
@@ -73,15 +58,12 @@ export interface AppDeps {
   readonly sessions: LiveSessions;
   /** The 2026-07-28 side of the endpoint. */
   readonly modern: ModernEndpoint;
-  readonly originPolicy: OriginPolicy;
-  /** Per-principal budgets (shared by every replica with the Redis backend). */
-  readonly rateLimiter: RateLimiter;
-  /** Who a request comes from: static tokens and OAuth access tokens (docs/auth.md). */
-  readonly bearerAuth: BearerAuth;
+  /** The one admission check of the MCP endpoint and the operator page (auth/requestGuard.ts). */
+  readonly guard: RequestGuardOptions;
+  /** Serves the OAuth metadata routes (docs/auth.md). */
+  readonly bearerAuth: Pick<BearerAuth, 'oauthEnabled' | 'metadata'>;
   /** True once the catalog is loaded and until shutdown starts. */
   readonly isReady: () => boolean;
-  /** True once shutdown has started: new MCP requests get 503. */
-  readonly isDraining: () => boolean;
   /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
   readonly upstreams?: () => readonly UpstreamReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
@@ -89,15 +71,6 @@ export interface AppDeps {
   /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
   readonly operator?: OperatorPageOptions;
 }
-
-const CORS_HEADERS = {
-  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers':
-    'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
-  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
-  'Access-Control-Max-Age': '600',
-};
-const CORS_ENTRIES = Object.entries(CORS_HEADERS);
 
 /**
  * Request ids for logs: a random prefix per process (replicas and restarts never share one), then a counter.
@@ -139,7 +112,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     sendTimeoutMs: settings.sendTimeoutMs,
     onDropped: () => metrics.inc('skillgate_rejected_connections_total', { reason: 'unread_output' }),
   });
-  app.decorateRequest('principal', null);
   const routeRequest = createRequestRouter({
     sessions,
     direct: deps.direct ?? true,
@@ -163,54 +135,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
-  if (deps.operator !== undefined) registerOperatorPage(app, deps.operator);
   registerStatusRoutes(app, deps);
   const path = settings.path;
   registerOAuthMetadataRoutes(app, deps.bearerAuth, path);
-  const chargeRateLimit = async (principal: Principal): Promise<void> => {
-    const retryAfter = await deps.rateLimiter.take(principal.id);
-    if (retryAfter > 0) {
-      throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
-    }
-  };
 
-  // Origin/Host, auth and rate limit run before the body is read: a rejected caller costs no parsing.
-  const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (deps.isDraining())
-      throw new GatewayError('SHUTTING_DOWN', 'The gateway is shutting down', {
-        headers: { 'Retry-After': '5' },
-      });
-    const origin = deps.originPolicy.check(request.headers.origin, request.headers.host);
-    if (origin !== undefined) {
-      // On the raw response: the MCP handler hands it to a transport (hijack), and Fastify's own replies
-      // (errors, OPTIONS) merge them in too.
-      const raw = reply.raw;
-      raw.setHeader('Access-Control-Allow-Origin', origin);
-      raw.setHeader('Vary', 'Origin');
-      for (const [name, value] of CORS_ENTRIES) raw.setHeader(name, value);
-    }
-    if (request.method === 'OPTIONS') return;
-    const principal = await deps.bearerAuth.authenticate({
-      authorization: request.headers.authorization,
-      url: request.url,
-      // Only a refusal names the resource, so only a refusal reads the scheme and host.
-      origin: () => `${request.protocol}://${request.host}`,
-    });
-    request.principal = principal;
-    // Every later log line of this request (including "request completed") names the principal.
-    request.log = request.log.child({ principal: principal.name });
-    reply.log = request.log;
-    await chargeRateLimit(principal);
-  };
-
-  app.route({
-    method: 'OPTIONS',
-    url: path,
-    onRequest: guard,
-    handler: async (_request, reply) => reply.code(204).send(),
-  });
   app.route({
     method: ['PUT', 'PATCH'],
     url: path,
@@ -220,50 +148,58 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       });
     },
   });
-  app.route({
-    method: ['GET', 'POST', 'DELETE'],
-    url: path,
-    onRequest: guard,
-    handler: async (request, reply) => {
-      const principal = request.principal;
-      if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
-      const body = request.body;
-      // The guard charged one request; every further element of a batch is charged too.
-      if (Array.isArray(body)) for (let i = 1; i < body.length; i++) await chargeRateLimit(principal);
-      const sessionId = request.headers['mcp-session-id'];
-      const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
-      if (route.era === 'modern' && route.listen) {
-        // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
-        reply.raw.once('close', listenStreams.acquire(principal));
-      }
-      // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
-      reply.hijack();
-      if (route.era === 'modern-direct') {
-        // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
-        // As on the SDK's path, a client that goes away before its answer aborts the call (a run stops).
-        const abort = new LazyAbort();
-        const raw = reply.raw;
-        if (route.request.method === 'tools/call')
-          raw.once('close', () => {
-            if (!raw.writableFinished) abort.abort();
-          });
-        const answer = await deps.modern.answer(principal, route.request, abort);
-        metrics.inc('skillgate_modern_requests_total', {
-          path: answer === undefined ? 'sdk' : 'direct',
-        });
-        if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
-        else {
-          reply.raw.writeHead(200, {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(answer),
-          });
-          reply.raw.end(answer);
+  registerGuardedRoutes(app, deps.guard, (scope) => {
+    if (deps.operator !== undefined) registerOperatorPage(scope, deps.operator);
+    scope.route({
+      method: 'OPTIONS',
+      url: path,
+      handler: async (_request, reply) => reply.code(204).send(),
+    });
+    scope.route({
+      method: ['GET', 'POST', 'DELETE'],
+      url: path,
+      handler: async (request, reply) => {
+        const principal = request.principal;
+        if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
+        const body = request.body;
+        // The guard charged one request; every further element of a batch is charged too.
+        if (Array.isArray(body) && body.length > 1)
+          await chargeRateLimit(deps.guard.rateLimiter, principal, body.length - 1);
+        const sessionId = request.headers['mcp-session-id'];
+        const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
+        if (route.era === 'modern' && route.listen) {
+          // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
+          reply.raw.once('close', listenStreams.acquire(principal));
         }
-      } else if (route.era === 'modern') {
-        metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
-        await deps.modern.handle(request.raw, reply.raw, body, principal);
-      } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
-    },
+        // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
+        reply.hijack();
+        if (route.era === 'modern-direct') {
+          // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
+          // As on the SDK's path, a client that goes away before its answer aborts the call (a run stops).
+          const abort = new LazyAbort();
+          const raw = reply.raw;
+          if (route.request.method === 'tools/call')
+            raw.once('close', () => {
+              if (!raw.writableFinished) abort.abort();
+            });
+          const answer = await deps.modern.answer(principal, route.request, abort);
+          metrics.inc('skillgate_modern_requests_total', {
+            path: answer === undefined ? 'sdk' : 'direct',
+          });
+          if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
+          else {
+            reply.raw.writeHead(200, {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(answer),
+            });
+            reply.raw.end(answer);
+          }
+        } else if (route.era === 'modern') {
+          metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
+          await deps.modern.handle(request.raw, reply.raw, body, principal);
+        } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
+      },
+    });
   });
 
   return app;

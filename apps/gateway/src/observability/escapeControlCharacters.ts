@@ -10,7 +10,7 @@ const isControl = (code: number): boolean =>
   (code >= 0x2066 && code <= 0x2069);
 
 /** Replaces every control character by its visible `\uXXXX` form, so a log line cannot steer a terminal. */
-export function escapeControlCharacters(text: string): string {
+function escapeControlCharacters(text: string): string {
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {

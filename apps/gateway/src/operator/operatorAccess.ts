@@ -1,12 +1,9 @@
 import type { Principal } from '../auth/accessPolicy.js';
 import { tokenPrincipal } from '../auth/accessPolicy.js';
-import type { BearerAuth, BearerRequest } from '../auth/bearerAuth.js';
 import { GatewayError } from '../errors/gatewayError.js';
 
 /** Options of createOperatorAccess. */
 export interface OperatorAccessOptions {
-  /** The endpoint's own authenticator: the page accepts exactly the credentials the endpoint does. */
-  readonly auth: BearerAuth;
   /** Names of the static tokens configured with `admin: true`. */
   readonly adminTokens: readonly string[];
   /** True when neither auth.tokens nor auth.oauth is configured: the endpoint is open, and so is the page. */
@@ -15,8 +12,11 @@ export interface OperatorAccessOptions {
 
 /** Who may open the operator page (docs/operator.md, "Access"). */
 export interface OperatorAccess {
-  /** The admin (or, in anonymous mode, anonymous) principal; throws UNAUTHORIZED (401) or NOT_ADMIN (403). */
-  authorize(request: BearerRequest): Promise<Principal>;
+  /**
+   * The principal the request guard authenticated (with the endpoint's own credentials), if it may open the
+   * page: an admin (or, in anonymous mode, anyone); else throws UNAUTHORIZED (401) or NOT_ADMIN (403).
+   */
+  authorize(principal: Principal | null): Principal;
 }
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
@@ -29,8 +29,9 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="skillgate"' };
 export function createOperatorAccess(options: OperatorAccessOptions): OperatorAccess {
   const admins = new Set(options.adminTokens.map((name) => tokenPrincipal(name, []).id));
   return {
-    async authorize(request) {
-      const principal = await options.auth.authenticate(request);
+    authorize(principal) {
+      if (principal === null)
+        throw new GatewayError('UNAUTHORIZED', 'not authenticated', { headers: CHALLENGE });
       if (options.anonymousOpen) return principal;
       // With auth.allow_anonymous a request without a token is served on /mcp; the page still wants one.
       if (principal.id === 'anon') {

@@ -1,9 +1,7 @@
-import type { RateLimiter } from '@skillgate/state';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
-import type { OriginPolicy } from '../http/requestGuards.js';
 import { collectOperatorView, type OperatorSources } from './collectOperatorView.js';
 import { html } from './html.js';
 import type { OperatorAccess } from './operatorAccess.js';
@@ -11,12 +9,8 @@ import { renderOperatorPage } from './renderOperatorPage.js';
 
 /** What the operator page uses; built by createGateway (docs/operator.md). */
 export interface OperatorPageOptions {
-  /** Who may open it. */
+  /** Who may open it (the request guard has already admitted the request, as for /mcp). */
   readonly access: OperatorAccess;
-  /** The endpoint's Host/Origin guard (DNS rebinding): the page answers only where /mcp would. */
-  readonly originPolicy: OriginPolicy;
-  /** The endpoint's per-principal budget: each page view costs one request. */
-  readonly rateLimiter: RateLimiter;
   readonly sources: OperatorSources;
 }
 
@@ -53,25 +47,17 @@ function sendError(error: FastifyError | Error, reply: FastifyReply): FastifyRep
     .send(page.text);
 }
 
-/** Registers `GET /`, the operator page (docs/operator.md). */
+/**
+ * Registers `GET /`, the operator page (docs/operator.md), in the request guard's scope: the page answers only
+ * where /mcp would (Host/Origin, draining), with the same credentials, and each view costs one request.
+ */
 export function registerOperatorPage(app: FastifyInstance, options: OperatorPageOptions): void {
   app.route({
     method: 'GET',
     url: '/',
     errorHandler: (error, _request, reply) => sendError(error, reply),
     handler: async (request, reply) => {
-      options.originPolicy.check(request.headers.origin, request.headers.host);
-      const principal = await options.access.authorize({
-        authorization: request.headers.authorization,
-        url: request.url,
-        origin: () => `${request.protocol}://${request.host}`,
-      });
-      const retryAfter = await options.rateLimiter.take(principal.id);
-      if (retryAfter > 0) {
-        throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
-          headers: { 'Retry-After': String(retryAfter) },
-        });
-      }
+      const principal = options.access.authorize(request.principal);
       const query = querySchema.safeParse(request.query);
       if (!query.success) {
         throw new GatewayError('INVALID_REQUEST', 'q is at most 200 and as at most 128 characters');

@@ -177,6 +177,7 @@ async function upstreamCall(
     skill,
     call: target,
     args,
+    principal: call.audience.principal.id,
     signal: call.extras.signal,
     ...(call.extras.forwardProgress === undefined ? {} : { onProgress: call.extras.forwardProgress }),
   });

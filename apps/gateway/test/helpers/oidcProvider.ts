@@ -30,6 +30,8 @@ export interface TestProvider {
   readonly keys: readonly ProviderKey[];
   /** Requests its JWKS endpoint has answered. */
   jwksFetches(): number;
+  /** Requests its introspection endpoint has answered. */
+  introspections(): number;
   /** A client-credentials access token for resource (RFC 8707) with the given scopes. */
   token(client: ProviderClient, options: { resource: string; scope?: string }): Promise<string>;
   /** Signs a token with the provider's current key, with any claims (for expired or odd tokens). */
@@ -57,6 +59,7 @@ export async function makeKey(kid: string): Promise<ProviderKey> {
 export async function startTestProvider(clients: readonly ProviderClient[]): Promise<TestProvider> {
   let keys: ProviderKey[] = [await makeKey('key-1')];
   let fetches = 0;
+  let introspections = 0;
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   let server: Server | undefined;
   let port = 0;
@@ -65,6 +68,7 @@ export async function startTestProvider(clients: readonly ProviderClient[]): Pro
   const listen = async (): Promise<void> => {
     const s = createServer((req, res) => {
       if (req.url?.startsWith('/jwks') === true) fetches += 1;
+      if (req.url?.startsWith('/token/introspection') === true) introspections += 1;
       if (handler === undefined) res.writeHead(503).end();
       else handler(req, res);
     });
@@ -129,6 +133,7 @@ export async function startTestProvider(clients: readonly ProviderClient[]): Pro
       return keys;
     },
     jwksFetches: () => fetches,
+    introspections: () => introspections,
     async token(client, options) {
       // A kept-alive socket to a provider that restarted (rotate) is closed under the first request.
       const post = (init: RequestInit) =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../isLoopbackHost.js';
-import { envName, glob } from './fieldTypes.js';
+import { count, envName, glob } from './fieldTypes.js';
 
 // RFC 6749 §3.3: a scope token is printable ASCII without space, " or \.
 const scopeToken = z
@@ -80,6 +80,11 @@ export const oauthSchema = z.strictObject({
     .default([])
     .describe(
       'Skills per scope or claim: { scope, skills } | { claim: { name, value }, skills }; a token gets the union of its matching grants, none matched, none.',
+    ),
+  failed_attempts_per_minute: count(0)
+    .default(20)
+    .describe(
+      'Failed token checks one client address may cause per minute; past it, that address waits (429) before another new token is checked, so no unauthenticated client drives introspection or key fetches at its own rate. 0 = no limit.',
     ),
   introspection: z
     .strictObject({

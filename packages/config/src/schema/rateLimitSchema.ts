@@ -13,4 +13,9 @@ export const rateLimitSchema = z.strictObject({
   burst: count()
     .default(200)
     .describe('Requests a principal may send at once beyond the rate: the size of its token bucket.'),
+  bytes_per_request: count()
+    .default(65_536)
+    .describe(
+      "Body bytes one request's worth of the rate limit covers: a request costs 1 + floor(Content-Length / this) from its principal's bucket, so a flood of large bodies spends the budget it costs.",
+    ),
 });

@@ -25,13 +25,13 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions): Memo
   const sweepEveryUs = Math.max(bucket.intervalUs * bucket.capacity, 1_000_000);
   let nextSweepUs = 0;
   return {
-    async take(key) {
+    async take(key, cost) {
       const nowUs = Math.round(now() * 1000);
       if (nowUs >= nextSweepUs) {
         for (const [k, tat] of buckets) if (tat <= nowUs) buckets.delete(k);
         nextSweepUs = nowUs + sweepEveryUs;
       }
-      const taken = bucket.take(buckets.get(key), nowUs);
+      const taken = bucket.take(buckets.get(key), nowUs, cost);
       buckets.set(key, taken.tat);
       return retryAfterSeconds(taken.waitUs);
     },

@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../redis/createRedisConnection.js';
 import { redisScript } from '../redis/redisScript.js';
 import type { RateLimiter, RateLimitOptions } from '../types.js';
-import { retryAfterSeconds, tokenBucket } from './tokenBucket.js';
+import { retryAfterSeconds, tokenBucket, tokensOf } from './tokenBucket.js';
 
 /** Options of createRedisRateLimiter. */
 export interface RedisRateLimiterOptions extends RateLimitOptions {
@@ -28,7 +28,7 @@ if from > now + fill then
   redis.call('SET', KEYS[1], string.format('%d', now + fill), 'PX', math.ceil(fill / 1000))
   return interval
 end
-local nxt = from + interval
+local nxt = from + interval * tonumber(ARGV[4])
 local wait = nxt - fill - now
 if wait > 0 then return wait end
 redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.ceil((nxt - now) / 1000))
@@ -47,12 +47,12 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const { connection, now } = options;
   const shape = `${bucket.intervalUs}us${bucket.capacity}`;
   return {
-    async take(key) {
+    async take(key, cost = 1) {
       const nowArg = now === undefined ? '' : Math.round(now() * 1000);
       const wait = await connection.script(
         TAKE,
         [connection.key('rate', shape, key)],
-        [bucket.intervalUs, bucket.capacity, nowArg],
+        [bucket.intervalUs, bucket.capacity, nowArg, tokensOf(cost, bucket.capacity)],
       );
       return retryAfterSeconds(Number(wait));
     },

@@ -9,8 +9,11 @@ export interface TokenBucket {
   readonly intervalUs: number;
   /** Tokens a full bucket holds: `burst`, at least 1. */
   readonly capacity: number;
-  /** Takes one token at `nowUs` from the bucket whose full time is `tat` (undefined: never used, full). */
-  take(tat: number | undefined, nowUs: number): TokenTake;
+  /**
+   * Takes `cost` tokens (default 1, at most `capacity`) at `nowUs` from the bucket whose full time is `tat`
+   * (undefined: never used, full).
+   */
+  take(tat: number | undefined, nowUs: number, cost?: number): TokenTake;
 }
 
 /** What take() decided: allowed (`waitUs` 0) or refused for `waitUs`; either way the bucket's new `tat`. */
@@ -30,15 +33,20 @@ export function tokenBucket(options: RateLimitOptions): TokenBucket {
   return {
     intervalUs,
     capacity,
-    take(tat, nowUs) {
+    take(tat, nowUs, cost = 1) {
       // A full time beyond a whole bucket from now means the clock went back: count the bucket as empty
       // rather than refusing until the clock catches up.
       const from = Math.min(Math.max(tat ?? nowUs, nowUs), nowUs + fillUs);
-      const next = from + intervalUs;
+      const next = from + intervalUs * tokensOf(cost, capacity);
       const waitUs = next - fillUs - nowUs;
       return waitUs > 0 ? { tat: from, waitUs } : { tat: next, waitUs: 0 };
     },
   };
+}
+
+/** A cost as whole tokens: at least 1, at most a full bucket (so a costly request can always pass once). */
+export function tokensOf(cost: number, capacity: number): number {
+  return Math.min(capacity, Math.max(1, Math.floor(cost)));
 }
 
 /** take()'s wait as the gateway's answer: 0, or whole seconds to wait (Retry-After), at least 1. */

@@ -1,0 +1,67 @@
+/** Options of createFailedAttempts (auth.oauth.failed_attempts_per_minute). */
+export interface FailedAttemptsOptions {
+  /** Failed token checks one client address may cause per minute before new tokens wait. */
+  readonly perMinute: number;
+  /** Addresses remembered at most; past it the oldest window is forgotten (a flood of addresses is bounded). */
+  readonly maxAddresses?: number;
+  /** Milliseconds on a clock that never goes back (default performance.now); tests pass their own. */
+  readonly now?: () => number;
+}
+
+/**
+ * Failed authentication attempts per client address. Checking an unknown token can cost a request to the
+ * authorization server (introspection) made with the gateway's own client credentials, so an unauthenticated
+ * client must not be able to make the gateway do that at its own rate: past its budget, an address waits
+ * before the gateway checks another new token for it (docs/auth.md, "Failed attempts").
+ */
+export interface FailedAttempts {
+  /** 0 when `address` may have a new token checked, else whole seconds to wait (Retry-After). */
+  retryAfter(address: string): number;
+  /** Counts one failed check from `address`. */
+  record(address: string): void;
+}
+
+const WINDOW_MS = 60_000;
+
+interface Window {
+  readonly start: number;
+  failures: number;
+}
+
+/** Builds the per-address budget: a fixed one-minute window per address, at most maxAddresses of them. */
+export function createFailedAttempts(options: FailedAttemptsOptions): FailedAttempts {
+  const now = options.now ?? (() => performance.now());
+  const maxAddresses = options.maxAddresses ?? 10_000;
+  const windows = new Map<string, Window>();
+  const current = (address: string, t: number): Window | undefined => {
+    const window = windows.get(address);
+    if (window === undefined || t - window.start < WINDOW_MS) return window;
+    windows.delete(address);
+    return undefined;
+  };
+  return {
+    retryAfter(address) {
+      if (options.perMinute <= 0) return 0;
+      const t = now();
+      const window = current(address, t);
+      if (window === undefined || window.failures < options.perMinute) return 0;
+      return Math.max(1, Math.ceil((window.start + WINDOW_MS - t) / 1000));
+    },
+    record(address) {
+      if (options.perMinute <= 0) return;
+      const t = now();
+      const window = current(address, t);
+      if (window !== undefined) {
+        window.failures += 1;
+        return;
+      }
+      if (windows.size >= maxAddresses) {
+        for (const [key, old] of windows) if (t - old.start >= WINDOW_MS) windows.delete(key);
+        // Still full: the oldest window goes (Map order is insertion order).
+        const oldest = windows.keys().next();
+        if (windows.size >= maxAddresses && oldest.done !== true) windows.delete(oldest.value);
+      }
+      windows.set(address, { start: t, failures: 1 });
+    },
+  };
+}
