@@ -47,6 +47,7 @@ const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
   tools: u.tools,
   timeoutSeconds: u.timeout_seconds,
   maxConcurrent: u.max_concurrent,
+  maxConcurrentPerPrincipal: u.max_concurrent_per_principal,
   maxResultBytes: u.max_result_bytes,
 });
 
