@@ -110,6 +110,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     upstreams: settings.upstreams,
     env,
     log,
+    secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
   });
   const upstreamsStarted = upstreams.start();

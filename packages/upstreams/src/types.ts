@@ -85,6 +85,11 @@ export interface UpstreamPoolOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Bytes of one stdio server's stderr logged per minute, the rest dropped with a note (default 65536). */
   readonly stderrBytesPerMinute?: number;
+  /**
+   * More secret values (the gateway's tokens, OAuth client credentials) replaced, like every configured
+   * header and env_from value, in anything an upstream returns.
+   */
+  readonly secrets?: readonly string[];
   /** Kept as the client's name towards upstreams. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
 }

@@ -45,6 +45,8 @@ const MAX_QUEUED_CALLS = 1024;
 
 // Starting a server (npx, a JIT) may take longer than one call is allowed to.
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
+// Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
+const CALL_ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * Creates the connection of one upstream (not started). It owns the lifecycle: connect and handshake, the
@@ -86,7 +88,12 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const maxMessageBytes = Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024);
   // HTTP upstreams: one set of kept-alive connections for the connection's life.
   const http: NodeFetch | undefined =
-    definition.url === undefined ? undefined : createNodeFetch({ maxBodyBytes: maxMessageBytes });
+    definition.url === undefined
+      ? undefined
+      : createNodeFetch({
+          maxBodyBytes: maxMessageBytes,
+          maxCallAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
+        });
 
   // The connection broke or could not be made: down, keep the last tools, try again after the backoff.
   const fail = (gen: number, reason: string): void => {
@@ -138,9 +145,16 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         },
       });
       pending = current;
-      current.onclose = () => fail(gen, 'connection closed');
+      // The transport's last error is why it closed: "connection closed" alone hid every real cause.
+      let lastTransportError: string | undefined;
+      current.onclose = () =>
+        fail(
+          gen,
+          lastTransportError === undefined ? 'connection closed' : `connection closed: ${lastTransportError}`,
+        );
       current.onerror = (error) => {
-        if (isConnectionLoss(error)) fail(gen, describeError(error));
+        lastTransportError = describeError(error);
+        if (isConnectionLoss(error)) fail(gen, lastTransportError);
       };
       await current.connect(transport, { timeout: connectTimeoutMs });
       pending = undefined;
@@ -195,7 +209,6 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           client,
           slots,
           progress,
-          maxMessageBytes,
           lost: (reason) => fail(gen, reason),
         },
         { ...callOptions, tool, args },
