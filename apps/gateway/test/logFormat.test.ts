@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayLogger } from '../../src/observability/createGatewayLogger.js';
-import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+import { createGatewayLogger } from '../src/observability/createGatewayLogger.js';
+import { EXAMPLES_ROOT, REPO_ROOT } from './helpers/testGateway.js';
 
 const SECRET = 'fmt-secret-token-0123456789';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour sequences are what is removed.
