@@ -1,3 +1,13 @@
+export {
+  createTestRepo,
+  type FileServer,
+  type GitServer,
+  git,
+  type SeenRequest,
+  startFileServer,
+  startGitServer,
+  type TestRepo,
+} from './gitServer.js';
 export { freePort, type RedisServer, startRedisServer } from './redisServer.js';
 export {
   type RegistryQuery,
