@@ -8,6 +8,7 @@ import {
   type LoadSkillsOptions,
   loadSkills,
   type Skill,
+  type SourceRoot,
   type UpstreamSnapshot,
 } from '@skillgate/skills';
 
@@ -76,6 +77,8 @@ export interface CatalogSourceOptions {
   readonly upstreams?: () => readonly UpstreamSnapshot[];
   /** Called when a reload has read its skills and starts building the catalog from them. */
   readonly onBuilding?: (skills: number) => void;
+  /** The fetched sources' verified folders now (a followed branch moves them); default: the settings'. */
+  readonly sourceRoots?: () => readonly SourceRoot[];
 }
 
 /**
@@ -87,11 +90,14 @@ export async function createCatalogSource(
   options: CatalogSourceOptions = {},
 ): Promise<CatalogSource> {
   const upstreams = options.upstreams ?? (() => settings.configuredUpstreams);
-  let current = await buildCatalog(settings, upstreams());
+  const { sourceRoots } = options;
+  const load = (): LoadSkillsOptions =>
+    sourceRoots === undefined ? settings.load : { ...settings.load, sources: sourceRoots() };
+  let current = await buildCatalog({ ...settings, load: load() }, upstreams());
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
   let pending: Promise<Catalog> = Promise.resolve(current);
   const reloadOnce = async (): Promise<Catalog> => {
-    const loaded = await loadSkills(settings.load);
+    const loaded = await loadSkills(load());
     const { skills, problems } = keepLastGood(current, loaded);
     options.onBuilding?.(skills.length);
     // In slices: every client is served while a large catalog is rebuilt (docs/limits.md, "Reloads").
