@@ -32,7 +32,6 @@ export type {
   ProblemCode,
   Skill,
   SkillFile,
-  SkillOrigin,
   SourceRoot,
   Validation,
 } from './load/loadTypes.js';

@@ -47,7 +47,7 @@ const servedDir = (cache: SourceCache, source: SourceDefinition, commit: string)
     : join(cache.entryDir(cachePin(source, commit)), relPath(source));
 
 /** The key replicas share a source's resolution under: the source exactly as configured. */
-export const sharedPinKey = (source: SourceDefinition): string =>
+const sharedPinKey = (source: SourceDefinition): string =>
   createHash('sha256').update(JSON.stringify(source)).digest('hex').slice(0, 32);
 
 /**

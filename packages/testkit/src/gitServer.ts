@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 const exec = promisify(execFile);
 
 /** A request a loopback HTTP test server received (for asserting where a token went). */
-export interface SeenRequest {
+interface SeenRequest {
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
 }
@@ -44,7 +44,7 @@ export interface GitServerOptions {
 }
 
 /** Runs git with a quiet, config-free environment (test fixtures only). */
-export async function git(args: readonly string[], cwd: string): Promise<string> {
+async function git(args: readonly string[], cwd: string): Promise<string> {
   const { stdout } = await exec('git', [...args], {
     cwd,
     env: {

@@ -2,8 +2,6 @@ export {
   createTestRepo,
   type FileServer,
   type GitServer,
-  git,
-  type SeenRequest,
   startFileServer,
   startGitServer,
   type TestRepo,

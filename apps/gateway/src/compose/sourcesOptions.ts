@@ -5,10 +5,7 @@ import type { SourceDefinition, SourcesOptions } from '@skillgate/sources';
 import { catalogSettings } from './gatewaySettings.js';
 
 /** The cache folder: `skills.cache_dir`, else $XDG_CACHE_HOME/skillgate, else ~/.cache/skillgate. */
-export function cacheDirOf(
-  config: SkillgateConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
+function cacheDirOf(config: SkillgateConfig, env: Readonly<Record<string, string | undefined>>): string {
   if (config.skills.cache_dir !== undefined) return config.skills.cache_dir;
   const xdg = env.XDG_CACHE_HOME;
   if (xdg !== undefined && xdg !== '') return join(xdg, 'skillgate');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   createTestRepo,
@@ -13,7 +14,6 @@ import {
   type TestRepo,
   waitFor,
 } from '@skillgate/testkit';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, textOf } from '../helpers/testGateway.js';
 import { connectV2 } from '../helpers/v2Client.js';
@@ -97,7 +97,9 @@ describe('skills from git and archives', () => {
         skills?: Array<{ frontmatter: { name: string }; _meta?: Record<string, unknown> }>;
       };
       const vendor = listed.skills?.find((s) => s.frontmatter.name === 'vendor-a');
-      expect(vendor?._meta).toEqual({ 'io.skillgate/source': { id: 'vendor', commit: `sha256:${archiveSha}` } });
+      expect(vendor?._meta).toEqual({
+        'io.skillgate/source': { id: 'vendor', commit: `sha256:${archiveSha}` },
+      });
       await legacy.close();
 
       const modern = await connectV2(gw.url, { era: 'modern' });
@@ -105,7 +107,9 @@ describe('skills from git and archives', () => {
       expect(textOf(modernInfo)).toContain(`Source: "company" at ${companyCommit}`);
       await modern.close();
 
-      const ready = (await (await fetch(`${gw.base}/readyz`)).json()) as { sources: Array<Record<string, unknown>> };
+      const ready = (await (await fetch(`${gw.base}/readyz`)).json()) as {
+        sources: Array<Record<string, unknown>>;
+      };
       expect(ready.sources.map((s) => [s.id, s.state, s.commit])).toEqual([
         ['company', 'fetched', companyCommit],
         ['private', 'fetched', expect.stringMatching(/^[0-9a-f]{40}$/)],
@@ -138,7 +142,9 @@ describe('skills from git and archives', () => {
         expect(textOf(info)).toContain(`Source: "company" at ${companyCommit}`);
         await client.close();
         await waitFor(() => logs.some((line) => line.includes('serving the locked commit')));
-        const ready = (await (await fetch(`${gw.base}/readyz`)).json()) as { sources: Array<Record<string, unknown>> };
+        const ready = (await (await fetch(`${gw.base}/readyz`)).json()) as {
+          sources: Array<Record<string, unknown>>;
+        };
         expect(ready.sources[0]).toMatchObject({ id: 'company', state: 'cached' });
         expect(JSON.stringify(ready)).not.toContain(TOKEN);
       } finally {
@@ -146,7 +152,10 @@ describe('skills from git and archives', () => {
       }
       // Without the cache nothing verified is left: the start fails, naming the source.
       await rm(join(work, 'cache'), { recursive: true, force: true });
-      await expect(startTestGateway(config(), env)).rejects.toMatchObject({ code: 'FETCH_FAILED', source: 'company' });
+      await expect(startTestGateway(config(), env)).rejects.toMatchObject({
+        code: 'FETCH_FAILED',
+        source: 'company',
+      });
     } finally {
       await git.start();
     }

@@ -72,7 +72,7 @@ const archiveSourceSchema = z.strictObject({
 });
 
 /** One entry of `skills.sources`: a git repository or an archive. */
-export const sourceSchema = z.union([gitSourceSchema, archiveSourceSchema]);
+const sourceSchema = z.union([gitSourceSchema, archiveSourceSchema]);
 
 /** The keys of the `skills` section about fetched sources (docs/sources.md). */
 export const sourcesKeys = {

@@ -14,11 +14,10 @@ export interface GitContext {
 }
 
 /** True for a 40-hex commit id: a ref that pins itself. */
-export const isCommitId = (ref: string | undefined): boolean =>
-  ref !== undefined && /^[0-9a-f]{40}$/.test(ref);
+const isCommitId = (ref: string | undefined): boolean => ref !== undefined && /^[0-9a-f]{40}$/.test(ref);
 
 /** The token of a source, read from its `token_env`; an unset variable is an error naming the variable. */
-export function sourceToken(source: GitSource, env: GitContext['env']): string | undefined {
+function sourceToken(source: GitSource, env: GitContext['env']): string | undefined {
   if (source.token_env === undefined) return undefined;
   const token = env[source.token_env];
   if (token === undefined || token === '') {
