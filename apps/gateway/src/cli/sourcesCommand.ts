@@ -81,8 +81,9 @@ export async function sourcesCommand(flags: Flags, args: readonly string[]): Pro
   const [action, ...ids] = args;
   const config = await configFrom(flags);
   if (config.skills.sources.length === 0) {
-    process.stderr.write('skillgate: no skills.sources configured\n');
-    return 1;
+    // A generic image build step (`sources sync`) must pass for a config without sources.
+    process.stderr.write('skillgate: no skills.sources configured: nothing to do\n');
+    return 0;
   }
   const json = flags.json === true;
   if (action === undefined || action === 'check') {

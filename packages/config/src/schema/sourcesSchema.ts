@@ -88,7 +88,7 @@ export const sourcesKeys = {
       }
     })
     .describe(
-      'Skills fetched from git repositories or archives, pinned in the lock file and served after the roots (docs/sources.md).',
+      'Skills fetched from git or archives, pinned in the lock file, served after the roots: { id, git, ref, path, skills, token_env } or { id, archive, sha256, path, skills } (docs/sources.md).',
     ),
   lock_file: z
     .string()
