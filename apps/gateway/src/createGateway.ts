@@ -17,6 +17,7 @@ import { sourceTokens } from './compose/sourcesOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
 import { startSources } from './compose/startSources.js';
+import { type CatalogSource, createCatalogSource } from './core/catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -26,7 +27,6 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
 import { createRecentCalls } from './observability/recentCalls.js';
-import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
 import { createSkillSearch } from './tools/skillSearch.js';
@@ -115,6 +115,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     upstreams: settings.upstreams,
     env,
     log,
+    secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
   });
   const upstreamsStarted = upstreams.start();
@@ -295,7 +296,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     settings.upstreams.length === 0
       ? Promise.resolve()
       : upstreamsStarted
-          .then(() => catalogs.reload())
+          .then(() => catalogs.reload({ skills: false }))
           .then(
             () => undefined,
             (error: unknown) =>

@@ -38,7 +38,9 @@ describe('calls of upstream tools through the gateway', () => {
       await client.client.callTool({ name: 'skill_remote_get_info', arguments: {} });
       const result = await client.client.callTool({ name: 'skill_remote_call_headers', arguments: {} });
       expect(result.isError).not.toBe(true);
-      const { requests } = result.structuredContent as { requests: RecordedRequest[] };
+      // Read from the base64 copy: the gateway replaces its configured secrets in what upstreams return.
+      const { encoded } = result.structuredContent as { encoded: string };
+      const requests = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as RecordedRequest[];
       expect(requests.length).toBeGreaterThan(0);
       for (const request of requests) {
         expect(request.headers.authorization).toBe(UPSTREAM_AUTH);

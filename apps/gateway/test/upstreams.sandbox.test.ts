@@ -66,6 +66,9 @@ const serve = async (sandbox: 'bwrap' | 'off'): Promise<ServedProcess> => {
   return served;
 };
 
+// The hostile upstream answers base64, past the gateway's redaction of configured secrets.
+const decoded = (base64: string): string => Buffer.from(base64, 'base64').toString('utf8');
+
 // Host pids of the processes running the hostile upstream (bwrap's included: its argv names the file too).
 const sandboxedProcesses = (): string[] =>
   readdirSync('/proc').filter((pid) => {
@@ -102,18 +105,19 @@ describe('stdio upstreams run in the script sandbox', () => {
     try {
       const call = (name: string, args: Record<string, unknown> = {}) =>
         spy.client.callTool({ name, arguments: args }).then(textOf);
-      const environ = await call('skill_spy_call_read_file', { path: `/proc/${proc.pid}/environ` });
+      const spied = (name: string, args: Record<string, unknown> = {}) => call(name, args).then(decoded);
+      const environ = await spied('skill_spy_call_read_file', { path: `/proc/${proc.pid}/environ` });
       expect(environ).toMatch(/^unreadable/);
-      const scanned = await call('skill_spy_call_scan_environ');
+      const scanned = await spied('skill_spy_call_scan_environ');
       for (const secret of [ALICE, BOB, OTHER_KEY]) expect(scanned).not.toContain(secret);
-      expect(await call('skill_spy_call_read_file', { path: secretFile })).toMatch(/^unreadable/);
+      expect(await spied('skill_spy_call_read_file', { path: secretFile })).toMatch(/^unreadable/);
       // The reference server runs sandboxed too: its home is its private /tmp, and it answers.
       const everythingEnv = await call('skill_everything_call_get-env');
       expect(everythingEnv).toContain('"HOME": "/tmp"');
       expect(everythingEnv).not.toContain(ALICE);
       // The other upstream still has its own credential, and the other tenant is served meanwhile.
       const other = await bob.client.callTool({ name: 'skill_other_call_scan_environ', arguments: {} });
-      expect(textOf(other)).toContain(OTHER_KEY);
+      expect(decoded(textOf(other))).toContain(OTHER_KEY);
       const echoed = await bob.client.callTool({
         name: 'skill_everything_call_echo',
         arguments: { message: 'hi' },
@@ -155,7 +159,7 @@ describe('stdio upstreams run in the script sandbox', () => {
         name: 'skill_spy_call_read_file',
         arguments: { path: `/proc/${proc.pid}/environ` },
       });
-      expect(textOf(environ)).toContain(ALICE);
+      expect(decoded(textOf(environ))).toContain(ALICE);
     } finally {
       await spy.close();
     }

@@ -373,6 +373,7 @@ describe('parseConfig cross-field checks', () => {
         tools: ['*'],
         timeout_seconds: 60,
         max_concurrent: 8,
+        max_concurrent_per_principal: 4,
         max_result_bytes: 1_048_576,
       },
     ]);

@@ -8,6 +8,7 @@ export { RunnerError } from './runnerError.js';
 export { probeSandbox } from './sandbox/probeSandbox.js';
 export { sandboxArguments } from './sandbox/sandboxArguments.js';
 export { SANDBOX_PATH, systemLayout } from './sandbox/systemLayout.js';
+export { createSlotPool, type SlotPool } from './slotPool.js';
 export type {
   LimitName,
   RunnerErrorCode,

@@ -6,9 +6,30 @@ export interface SlotLimits {
   readonly maxConcurrentPerPrincipal: number;
   readonly maxQueue: number;
   readonly queueTimeoutMs: number;
+  /** How refusals name the slots and their keys; default the script runner's. */
+  readonly wording?: SlotWording;
 }
 
-/** Hands out script slots within a global and a per-principal cap; the rest wait in a bounded FIFO queue. */
+/** What a pool's refusals call its slots and the config keys of its caps. */
+export interface SlotWording {
+  /** Plural noun of what holds a slot ("scripts", "calls to upstream github"). */
+  readonly runs: string;
+  /** The key of the global cap. */
+  readonly maxKey: string;
+  /** The key of the per-principal cap. */
+  readonly perPrincipalKey: string;
+}
+
+const SCRIPT_WORDING: SlotWording = {
+  runs: 'scripts',
+  maxKey: 'scripts.max_concurrent',
+  perPrincipalKey: 'scripts.max_concurrent_per_principal',
+};
+
+/**
+ * Hands out slots (script runs, upstream calls) within a global and a per-principal cap; the rest wait in a
+ * bounded FIFO queue, and the first waiter that fits goes next.
+ */
 export interface SlotPool {
   /** Resolves with an idempotent release function once a slot is held. */
   acquire(principal: string, signal?: AbortSignal): Promise<() => void>;
@@ -62,10 +83,11 @@ export function createSlotPool(limits: SlotLimits): SlotPool {
     }
   }
 
+  const wording = limits.wording ?? SCRIPT_WORDING;
   function limitReached(principal: string): string {
     return active >= limits.maxConcurrent
-      ? `all ${limits.maxConcurrent} script slots are in use (scripts.max_concurrent)`
-      : `principal "${principal}" already runs ${limits.maxConcurrentPerPrincipal} scripts (scripts.max_concurrent_per_principal)`;
+      ? `all ${limits.maxConcurrent} slots for ${wording.runs} are in use (${wording.maxKey})`
+      : `principal "${principal}" already has ${limits.maxConcurrentPerPrincipal} ${wording.runs} running (${wording.perPrincipalKey})`;
   }
 
   return {
@@ -102,7 +124,7 @@ export function createSlotPool(limits: SlotLimits): SlotPool {
           waiter.fail(
             new RunnerError(
               'RUNNER_BUSY',
-              `no script slot freed within ${limits.queueTimeoutMs} ms: ${limitReached(principal)}`,
+              `no slot for ${wording.runs} freed within ${limits.queueTimeoutMs} ms: ${limitReached(principal)}`,
             ),
           );
         }, limits.queueTimeoutMs);

@@ -1,5 +1,6 @@
 import type { ProcessGuard } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
+import { createSecretScrubber } from './secretScrubber.js';
 import type { UpstreamDefinition, UpstreamPool, UpstreamPoolOptions } from './types.js';
 import type { UpstreamConnection } from './upstreamConnection.js';
 
@@ -16,6 +17,16 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     guard ??= import('@skillgate/runner').then(({ createProcessGuard }) => createProcessGuard());
     return guard;
   };
+  // Every configured secret: what an upstream returns (results, errors, progress, its listing and status)
+  // never shows one to a caller, wherever the upstream got it from.
+  const scrub = createSecretScrubber([
+    ...(options.secrets ?? []),
+    ...options.upstreams.flatMap((d) =>
+      [...Object.values(d.headersFromEnv ?? {}), ...Object.values(d.envFrom ?? {})].flatMap(
+        (variable) => options.env[variable] ?? [],
+      ),
+    ),
+  ]);
   const connections = new Map<string, UpstreamConnection>();
   let snapshots: readonly UpstreamSnapshot[] | undefined;
   let started: Promise<void> | undefined;
@@ -61,8 +72,8 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     },
     snapshots() {
       snapshots ??= Object.freeze(
-        options.upstreams.map(
-          (definition) => connections.get(definition.id)?.snapshot() ?? notStarted(definition),
+        options.upstreams.map((definition) =>
+          scrub.json(connections.get(definition.id)?.snapshot() ?? notStarted(definition)),
         ),
       );
       return snapshots;
@@ -83,7 +94,23 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
           message: known ? `upstream ${id} is not started` : `no upstream ${id} is configured`,
         };
       }
-      return connection.call(tool, args, callOptions);
+      const { onProgress } = callOptions;
+      const outcome = await connection.call(tool, args, {
+        ...callOptions,
+        ...(onProgress === undefined
+          ? {}
+          : {
+              onProgress: (progress) =>
+                onProgress(
+                  progress.message === undefined
+                    ? progress
+                    : { ...progress, message: scrub.text(progress.message) },
+                ),
+            }),
+      });
+      return outcome.ok
+        ? { ok: true, result: scrub.json(outcome.result) }
+        : { ...outcome, message: scrub.text(outcome.message) };
     },
     async close() {
       closed = true;

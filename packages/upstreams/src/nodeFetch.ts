@@ -1,13 +1,27 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { createBoundedEventStream } from './boundedEventStream.js';
 import { claimCallSignal } from './callScope.js';
 import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createNodeFetch. */
 export interface NodeFetchOptions {
-  /** Most bytes of one response body that is not an event stream; past it the request fails. */
+  /** Most bytes of one answer (a JSON body, or one event of a stream); past it the request fails. */
   readonly maxBodyBytes: number;
+  /** Most bytes of one answer to a tools/call (the call's max_result_bytes and some room for the envelope). */
+  readonly maxCallAnswerBytes?: number;
+}
+
+// A stream that answers requests carries their answers and notifications (progress): a few answers' worth.
+const STREAM_ANSWERS = 4;
+
+/** What the response to a POST answers: its requests' ids, and the bounds that apply to it. */
+interface Answering {
+  readonly requestIds: readonly (string | number)[];
+  readonly maxAnswerBytes: number;
+  /** Undefined for a stream that lives as long as the connection (GET, subscriptions/listen). */
+  readonly maxStreamBytes: number | undefined;
 }
 
 /** A fetch for the MCP client's HTTP transport, and the release of its kept-alive connections. */
@@ -27,6 +41,18 @@ export interface NodeFetch {
  * closed by the server is sent once more on a new one, as node:http advises.
  */
 export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
+  const answering = (body: RequestInit['body']): Answering => {
+    const sent = sentRequests(body);
+    const maxAnswerBytes = sent.some((r) => r.method === 'tools/call')
+      ? Math.min(options.maxCallAnswerBytes ?? options.maxBodyBytes, options.maxBodyBytes)
+      : options.maxBodyBytes;
+    const lasting = sent.length === 0 || sent.some((r) => r.method === 'subscriptions/listen');
+    return {
+      requestIds: sent.map((r) => r.id),
+      maxAnswerBytes,
+      maxStreamBytes: lasting ? undefined : maxAnswerBytes * STREAM_ANSWERS,
+    };
+  };
   const agents = {
     'http:': new HttpAgent({ keepAlive: true, noDelay: true }),
     'https:': new HttpsAgent({ keepAlive: true, noDelay: true }),
@@ -43,6 +69,7 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
         reject(new TypeError(`unsupported URL protocol ${url.protocol}`));
         return;
       }
+      const bounds = answering(init.body);
       const request = (secure ? httpsRequest : httpRequest)(url, {
         method: init.method ?? 'GET',
         headers: plainHeaders(init.headers),
@@ -70,23 +97,35 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
         const headers = responseHeaders(response);
         const init = { status, statusText: response.statusMessage ?? '', headers };
         if (isEventStream(headers.get('content-type'))) {
-          // Streamed as it comes; the abort listener stays until the stream ends.
+          // Streamed as it comes, each event and the whole stream bounded; the abort listener stays until
+          // the stream ends.
           response.once('close', done);
           response.once('error', () => undefined);
-          resolve(new Response(Readable.toWeb(response) as ReadableStream<Uint8Array>, init));
+          const bounded = createBoundedEventStream({
+            maxEventBytes: bounds.maxAnswerBytes,
+            maxStreamBytes: bounds.maxStreamBytes,
+            requestIds: bounds.requestIds,
+            onCut: () => {
+              response.unpipe(bounded);
+              response.destroy();
+            },
+          });
+          response.once('error', (error) => bounded.destroy(error));
+          response.pipe(bounded);
+          resolve(new Response(Readable.toWeb(bounded) as ReadableStream<Uint8Array>, init));
           return;
         }
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > options.maxBodyBytes) {
+          if (size > bounds.maxAnswerBytes) {
             done();
             response.destroy();
             reject(
               new UpstreamsError(
                 'RESPONSE_TOO_LARGE',
-                `the upstream's response is larger than ${options.maxBodyBytes} bytes`,
+                `the upstream's response is larger than ${bounds.maxAnswerBytes} bytes`,
               ),
             );
             return;
@@ -118,6 +157,25 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
       agents['https:'].destroy();
     },
   };
+}
+
+/** The requests of a JSON-RPC body the transport sends (a string; batches are arrays). */
+function sentRequests(body: RequestInit['body']): { id: string | number; method: string }[] {
+  if (typeof body !== 'string') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const out: { id: string | number; method: string }[] = [];
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if ((typeof id === 'string' || typeof id === 'number') && typeof method === 'string')
+      out.push({ id, method });
+  }
+  return out;
 }
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> {

@@ -24,6 +24,8 @@ export interface UpstreamProgress {
 
 /** Per-call options of UpstreamPool.call. */
 export interface UpstreamCallOptions {
+  /** Whose call it is: one principal holds at most max_concurrent_per_principal of the upstream's slots. */
+  readonly principal?: string;
   /** Aborting it cancels the call at the upstream (notifications/cancelled). */
   readonly signal?: AbortSignal;
   /** Given, the upstream is asked for progress and each notification is passed here. */
@@ -58,6 +60,8 @@ export interface UpstreamDefinition {
   readonly tools: readonly string[];
   readonly timeoutSeconds: number;
   readonly maxConcurrent: number;
+  /** Slots one principal may hold at once (capped at maxConcurrent). */
+  readonly maxConcurrentPerPrincipal: number;
   readonly maxResultBytes: number;
 }
 
@@ -81,6 +85,11 @@ export interface UpstreamPoolOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Bytes of one stdio server's stderr logged per minute, the rest dropped with a note (default 65536). */
   readonly stderrBytesPerMinute?: number;
+  /**
+   * More secret values (the gateway's tokens, OAuth client credentials) replaced, like every configured
+   * header and env_from value, in anything an upstream returns.
+   */
+  readonly secrets?: readonly string[];
   /** Kept as the client's name towards upstreams. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
 }

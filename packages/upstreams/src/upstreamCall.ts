@@ -1,6 +1,7 @@
 import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { RunnerError, type SlotPool } from '@skillgate/runner';
+import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
 import { withCallSignal } from './callScope.js';
-import type { CallSlots } from './callSlots.js';
 import { describeError } from './describeError.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import type { ProgressRelay } from './progressRelay.js';
@@ -14,10 +15,9 @@ export interface UpstreamCallContext {
   readonly status: UpstreamStatus;
   /** The connected client, if any, when the call came in. */
   readonly client: Client | undefined;
-  readonly slots: CallSlots;
+  /** The upstream's call slots: max_concurrent, a per-principal share of them, a bounded queue. */
+  readonly slots: SlotPool;
   readonly progress: ProgressRelay;
-  /** The byte bound of one message from the upstream (an HTTP answer over it is not read). */
-  readonly maxMessageBytes: number;
   /** This call saw the connection go away: the upstream goes down and is retried. */
   readonly lost: (reason: string) => void;
 }
@@ -46,14 +46,15 @@ export async function callUpstreamTool(
     return { ok: false, reason: 'UPSTREAM_ERROR', message: `upstream ${definition.id} has no tool ${tool}` };
   }
   const deadline = Date.now() + definition.timeoutSeconds * 1000;
-  const release = await context.slots.acquire(deadline, request.signal);
-  if (release === undefined) {
+  let release: () => void;
+  try {
+    release = await context.slots.acquire(request.principal ?? '', request.signal);
+  } catch (error) {
     if (request.signal?.aborted === true) return cancelled();
-    return {
-      ok: false,
-      reason: 'UPSTREAM_TIMEOUT',
-      message: `no free slot of upstream ${definition.id} within ${definition.timeoutSeconds} s (max_concurrent ${definition.maxConcurrent})`,
-    };
+    if (error instanceof RunnerError && error.code === 'RUNNER_CLOSED') {
+      return unavailable(`upstream ${definition.id} is closing`);
+    }
+    return { ok: false, reason: 'UPSTREAM_TIMEOUT', message: describeError(error) };
   }
   const progressToken =
     request.onProgress === undefined ? undefined : context.progress.open(request.onProgress);
@@ -116,19 +117,32 @@ function failure(
       message: `upstream ${definition.id} did not answer ${tool} within ${definition.timeoutSeconds} s`,
     };
   }
-  if (error instanceof ProtocolError) return { ok: false, reason: 'UPSTREAM_ERROR', message: error.message };
-  if (error instanceof UpstreamsError && error.code === 'RESPONSE_TOO_LARGE') {
+  const tooLarge =
+    (error instanceof ProtocolError && error.code === ANSWER_TOO_LARGE_CODE) ||
+    (error instanceof UpstreamsError && error.code === 'RESPONSE_TOO_LARGE');
+  if (tooLarge) {
     return {
       ok: false,
       reason: 'RESULT_TOO_LARGE',
-      message: `the answer of ${definition.id}/${tool} is larger than ${context.maxMessageBytes} bytes, over max_result_bytes ${definition.maxResultBytes}`,
+      message: `the answer of ${definition.id}/${tool} was cut: ${boundedMessage(error.message)} (max_result_bytes ${definition.maxResultBytes})`,
     };
+  }
+  if (error instanceof ProtocolError) {
+    return { ok: false, reason: 'UPSTREAM_ERROR', message: boundedMessage(error.message) };
   }
   if (isConnectionLoss(error)) {
     context.lost(describeError(error));
     return unavailable(`upstream ${definition.id} went away during the call: ${describeError(error)}`);
   }
   return { ok: false, reason: 'UPSTREAM_ERROR', message: describeError(error) };
+}
+
+// An upstream's error message reaches the caller: a 12 MB one passed whole. Past this it is cut.
+const MAX_ERROR_MESSAGE_CHARS = 4096;
+
+function boundedMessage(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${message.length - MAX_ERROR_MESSAGE_CHARS} more characters cut)`;
 }
 
 function unavailable(message: string): UpstreamCallResult {

@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, type JsonSchemaValidator } from '@modelcontextprotocol/client';
 import type { UpstreamSnapshot } from '@skillgate/skills';
 import type { UpstreamDefinition } from './types.js';
 
@@ -10,6 +10,19 @@ export interface UpstreamClientOptions {
   readonly toolsChanged: () => void;
 }
 
+/**
+ * Accepts every structuredContent. An upstream's outputSchema is its own, untrusted input: the SDK's default
+ * validator (Ajv) runs its `pattern`s with the backtracking RegExp engine on the event loop, and `^(a+)+$`
+ * against 34 characters froze the whole gateway. The gateway neither serves an upstream's outputSchema to
+ * callers nor reads structuredContent itself: it passes it on, bounded by max_result_bytes, and the
+ * caller's own client may validate it (docs/decisions.md, "Upstream output is not validated").
+ */
+const UNVALIDATED_OUTPUT: NonNullable<ClientOptions['jsonSchemaValidator']> = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+
 // Most pages of one tools/list walk; a server whose cursor never converges is broken.
 const MAX_LIST_PAGES = 100;
 
@@ -19,6 +32,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): Client {
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
       capabilities: {},
+      jsonSchemaValidator: UNVALIDATED_OUTPUT,
       listMaxPages: MAX_LIST_PAGES,
       // HTTP upstreams of either era: probe with server/discover, fall back to initialize. A stdio server
       // that exits on an unknown first request would be lost to the probe, so stdio opens with initialize

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
+import { createSlotPool } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
-import { createCallSlots } from './callSlots.js';
 import { describeError } from './describeError.js';
 import { createExposedTools } from './exposedTools.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
@@ -40,8 +40,13 @@ export interface UpstreamConnection {
   close(): Promise<void>;
 }
 
+// Calls waiting for a slot of one upstream; past it a call is refused at once (docs/limits.md).
+const MAX_QUEUED_CALLS = 1024;
+
 // Starting a server (npx, a JIT) may take longer than one call is allowed to.
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
+// Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
+const CALL_ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * Creates the connection of one upstream (not started). It owns the lifecycle: connect and handshake, the
@@ -55,7 +60,19 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     options.logger?.[level]({ upstream: definition.id, ...fields }, message);
   };
   const exposedTools = createExposedTools(definition.tools);
-  const slots = createCallSlots(definition.maxConcurrent);
+  // The runner's slot pool: a per-principal share, so one tenant cannot hold every slot of the upstream;
+  // waiting for a slot counts against the call's timeout.
+  const slots = createSlotPool({
+    maxConcurrent: definition.maxConcurrent,
+    maxConcurrentPerPrincipal: Math.min(definition.maxConcurrentPerPrincipal, definition.maxConcurrent),
+    maxQueue: MAX_QUEUED_CALLS,
+    queueTimeoutMs: definition.timeoutSeconds * 1000,
+    wording: {
+      runs: `calls to upstream ${definition.id}`,
+      maxKey: 'max_concurrent',
+      perPrincipalKey: 'max_concurrent_per_principal',
+    },
+  });
   const status = createUpstreamStatus({ definition, changed: options.changed });
   const progress = createProgressRelay({
     handlerFailed: (error) => log('warn', 'progress handler failed', { error: describeError(error) }),
@@ -71,7 +88,12 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const maxMessageBytes = Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024);
   // HTTP upstreams: one set of kept-alive connections for the connection's life.
   const http: NodeFetch | undefined =
-    definition.url === undefined ? undefined : createNodeFetch({ maxBodyBytes: maxMessageBytes });
+    definition.url === undefined
+      ? undefined
+      : createNodeFetch({
+          maxBodyBytes: maxMessageBytes,
+          maxCallAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
+        });
 
   // The connection broke or could not be made: down, keep the last tools, try again after the backoff.
   const fail = (gen: number, reason: string): void => {
@@ -123,9 +145,16 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         },
       });
       pending = current;
-      current.onclose = () => fail(gen, 'connection closed');
+      // The transport's last error is why it closed: "connection closed" alone hid every real cause.
+      let lastTransportError: string | undefined;
+      current.onclose = () =>
+        fail(
+          gen,
+          lastTransportError === undefined ? 'connection closed' : `connection closed: ${lastTransportError}`,
+        );
       current.onerror = (error) => {
-        if (isConnectionLoss(error)) fail(gen, describeError(error));
+        lastTransportError = describeError(error);
+        if (isConnectionLoss(error)) fail(gen, lastTransportError);
       };
       await current.connect(transport, { timeout: connectTimeoutMs });
       pending = undefined;
@@ -137,7 +166,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       client = current;
       const listed = await current.listTools(undefined, { timeout: connectTimeoutMs });
       if (gen !== generation) return;
-      retry.reset();
+      retry.connected();
       log('info', 'upstream ready', {
         tools: listed.tools.length,
         protocol: current.getNegotiatedProtocolVersion(),
@@ -180,7 +209,6 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           client,
           slots,
           progress,
-          maxMessageBytes,
           lost: (reason) => fail(gen, reason),
         },
         { ...callOptions, tool, args },
@@ -193,6 +221,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       const old = [client, pending];
       client = undefined;
       pending = undefined;
+      slots.close();
       await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
       http?.close();
     },

@@ -21,6 +21,7 @@ const defaults = {
   tools: ['*'],
   timeoutSeconds: 10,
   maxConcurrent: 8,
+  maxConcurrentPerPrincipal: 8,
   maxResultBytes: 65_536,
 } as const;
 const stdio = (extra: Partial<UpstreamDefinition> = {}, args: string[] = []): UpstreamDefinition => ({
@@ -65,6 +66,13 @@ const textOf = (result: Awaited<ReturnType<UpstreamPool['call']>>): string => {
   return (result.result.content[0] as { text: string }).text;
 };
 
+// What the test upstream was given, from the base64 copy it returns (the pool redacts configured secrets).
+const decoded = (result: Awaited<ReturnType<UpstreamPool['call']>>): unknown => {
+  if (!result.ok) throw new Error(`${result.reason}: ${result.message}`);
+  const { encoded } = result.result.structuredContent as { encoded: string };
+  return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+};
+
 describe('stdio upstreams', () => {
   it('lists every page of tools, narrowed by the tools globs, with instructions and server info', async () => {
     const { pool, state } = poolOf([
@@ -94,7 +102,7 @@ describe('stdio upstreams', () => {
       env: { FILES_API_KEY: 'k-123', GATEWAY_SECRET: 'do-not-leak' },
     });
     await pool.start();
-    const env = JSON.parse(textOf(await pool.call('local', 'env', {}))) as Record<string, string>;
+    const env = decoded(await pool.call('local', 'env', {})) as Record<string, string>;
     expect(env.API_KEY).toBe('k-123');
     expect(Object.keys(env).sort()).toEqual(['API_KEY', 'HOME', 'LANG', 'PATH']);
     expect(JSON.stringify(env)).not.toContain('do-not-leak');
@@ -302,9 +310,7 @@ describe('streamable HTTP upstreams', () => {
     await pool.start();
     const result = await pool.call('remote', 'headers', {});
     if (!result.ok) throw new Error(result.message);
-    const { requests } = result.result.structuredContent as {
-      requests: { headers: Record<string, string> }[];
-    };
+    const requests = decoded(result) as { headers: Record<string, string> }[];
     expect(requests.length).toBeGreaterThan(1);
     for (const request of requests) {
       expect(request.headers.authorization).toBe('Bearer upstream-secret');

@@ -1,5 +1,5 @@
 import { renderSummary, type SummaryFormat } from '@skillgate/skills';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
 import { UsageError } from './usage.js';

@@ -1,4 +1,4 @@
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { skillsViewOf } from '../skillsExtension/skillsView.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';

@@ -2,7 +2,7 @@ import type { SkillgateConfig } from '@skillgate/config';
 import { materializeSources } from '@skillgate/sources';
 import { catalogSettings } from '../compose/gatewaySettings.js';
 import { sourcesOptions } from '../compose/sourcesOptions.js';
-import type { CatalogSettings } from '../reload/catalogSource.js';
+import type { CatalogSettings } from '../core/catalogSource.js';
 
 /**
  * The catalog settings of a CLI run with `skills.sources` fetched and verified as a start would (from the

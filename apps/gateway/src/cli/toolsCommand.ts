@@ -1,5 +1,5 @@
 import { DISCLOSURES, type Disclosure } from '@skillgate/skills';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
 import { principalOf } from './principalOf.js';

@@ -16,6 +16,8 @@ export async function upstreamSnapshots(config: SkillgateConfig): Promise<readon
     upstreams: upstreamDefinitions(config),
     env: process.env,
     log: quiet,
+    // The operator's own terminal: the real errors, as the environment they already hold.
+    secrets: [],
     bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
   });
   try {

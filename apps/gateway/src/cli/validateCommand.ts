@@ -1,4 +1,4 @@
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
 

@@ -8,10 +8,10 @@ import {
   type ToolKind,
   type ToolTarget,
 } from '@skillgate/skills';
+import { createOwnedMemo } from '../core/catalogMemo.js';
+import { renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
-import { renderOnce } from '../mcp/renderedJson.js';
-import { createOwnedMemo } from '../reload/catalogMemo.js';
 import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
@@ -131,18 +131,40 @@ const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {
   async call_skill_tool(call, _target, input) {
     const entry = usable(call, input.skill);
     if (entry === undefined) return unknownSkill(call, input.skill);
-    const found = entry.calls.get(input.tool);
-    if (found === undefined) {
-      const known = [...entry.calls.keys()];
-      return toolError(
-        `Skill "${input.skill}" has no upstream tool "${input.tool}". ${
-          known.length === 0 ? 'It exposes none right now.' : `Its tools: ${known.join(', ')}.`
-        }`,
-      );
-    }
+    const found = findCall(entry.calls, input);
+    if (typeof found === 'string') return toolError(`Skill "${input.skill}" ${found}`);
     return upstreamCall(call, entry.skill.name, found, input.arguments ?? {});
   },
 };
+
+/**
+ * The call tool a call_skill_tool call names, or why none: the upstream is compared as its own argument,
+ * never parsed out of the tool name (an upstream chooses its tool names and could imitate another's).
+ */
+function findCall(
+  calls: ReadonlyMap<string, readonly CallTool[]>,
+  input: { readonly tool: string; readonly upstream?: string | undefined },
+): CallTool | string {
+  const same = calls.get(input.tool) ?? [];
+  const found =
+    input.upstream === undefined
+      ? same.length === 1
+        ? same[0]
+        : undefined
+      : same.find((c) => c.upstream === input.upstream);
+  if (found !== undefined) return found;
+  if (input.upstream === undefined && same.length > 1) {
+    const from = same.map((c) => JSON.stringify(c.upstream)).join(', ');
+    return `has a tool "${input.tool}" of several MCP servers (${from}): pass "upstream" as its instructions print.`;
+  }
+  const known = [...calls.values()]
+    .flat()
+    .map((c) => (c.needsUpstream ? `${c.tool} (upstream ${c.upstream})` : c.tool));
+  const of = input.upstream === undefined ? '' : ` of upstream "${input.upstream}"`;
+  return `has no upstream tool "${input.tool}"${of}. ${
+    known.length === 0 ? 'It exposes none right now.' : `Its tools: ${known.join(', ')}.`
+  }`;
+}
 
 async function upstreamCall(
   call: Call,
@@ -155,6 +177,7 @@ async function upstreamCall(
     skill,
     call: target,
     args,
+    principal: call.audience.principal.id,
     signal: call.extras.signal,
     ...(call.extras.forwardProgress === undefined ? {} : { onProgress: call.extras.forwardProgress }),
   });

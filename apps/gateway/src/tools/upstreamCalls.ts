@@ -29,7 +29,11 @@ export interface UpstreamCaller {
     id: string,
     tool: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal; onProgress?: (progress: UpstreamProgress) => void },
+    options: {
+      principal?: string;
+      signal?: AbortSignal;
+      onProgress?: (progress: UpstreamProgress) => void;
+    },
   ): Promise<UpstreamCallResult>;
 }
 
@@ -49,6 +53,8 @@ interface CallUpstreamOptions {
   readonly skill: string;
   readonly call: CallTool;
   readonly args: Record<string, unknown>;
+  /** The caller's principal id: it gets a share of the upstream's slots, never reaches the upstream. */
+  readonly principal: string;
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: UpstreamProgress) => void;
 }
@@ -84,6 +90,7 @@ export async function callUpstream(
     };
   }
   const outcome = await options.upstreams.call(call.upstream, call.tool, options.args, {
+    principal: options.principal,
     signal: options.signal,
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });

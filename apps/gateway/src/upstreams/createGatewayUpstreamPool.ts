@@ -9,6 +9,8 @@ export interface GatewayUpstreamPoolOptions {
   /** Where headers_from_env and env_from values (and a stdio server's PATH, HOME, LANG) come from. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
+  /** The gateway's own secret values (tokens, OAuth credentials): never passed on from an upstream's answer. */
+  readonly secrets: readonly string[];
   /** bwrap's path when stdio servers run in the script sandbox; undefined runs them unsandboxed. */
   readonly bwrap: string | undefined;
 }
@@ -25,6 +27,7 @@ export function createGatewayUpstreamPool(options: GatewayUpstreamPoolOptions): 
       warn: (fields, message) => options.log.warn(fields, message),
     },
     clientInfo: SERVER_INFO,
+    secrets: options.secrets,
   });
 }
 

@@ -99,6 +99,10 @@ const upstreamSchema = z
     tools: z.array(glob).min(1).default(['*']).describe('Globs of the upstream tools exposed at all.'),
     timeout_seconds: seconds(86_400).default(60).describe('Longest wait for one call, queueing included.'),
     max_concurrent: count().max(1024).default(8).describe('Calls in flight to this upstream; more wait.'),
+    max_concurrent_per_principal: count()
+      .max(1024)
+      .default(4)
+      .describe('Calls in flight to this upstream for one principal (at most max_concurrent); more wait.'),
     max_result_bytes: count(1024)
       .max(268_435_456)
       .default(1_048_576)
@@ -125,7 +129,7 @@ export const upstreamsSchema = z
   .max(256)
   .default([])
   .describe(
-    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_result_bytes: 1048576 }.',
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: 4, max_result_bytes: 1048576 }.',
   )
   .superRefine((upstreams, ctx) => {
     const seen = new Set<string>();

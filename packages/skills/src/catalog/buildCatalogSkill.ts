@@ -96,9 +96,12 @@ export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogS
 
   const bindings = context.bindings ?? { tools: [], upstreams: [] };
   const callTools = buildCallTools(skill, sname, bindings.tools, registry);
-  const calls = new Map<string, CallTool>();
+  const calls = new Map<string, CallTool[]>();
   for (const call of callTools) {
-    calls.set(call.dispatchName, call);
+    // Keyed by the tool's own name and told apart by upstream: no name can stand for another upstream's.
+    const same = calls.get(call.tool);
+    if (same === undefined) calls.set(call.tool, [call]);
+    else same.push(call);
     targets.set(call.definition.name, { kind: 'call', skill: skill.name, call });
   }
   const part = { calls: callTools, upstreams: bindings.upstreams };

@@ -63,8 +63,11 @@ export interface CallTool {
   readonly upstream: string;
   /** The upstream tool's own name: what is sent upstream. */
   readonly tool: string;
-  /** `tool` for call_skill_tool, or `<upstream>__<tool>` when the skill binds two tools of that name. */
-  readonly dispatchName: string;
+  /**
+   * True when the skill binds tools of this name from two upstreams: call_skill_tool then needs `upstream`
+   * as its own argument (never parsed out of a name, which an upstream could imitate).
+   */
+  readonly needsUpstream: boolean;
   /** The namespaced definition (`skill_<s>_call_<tool>`), with the upstream's schema and annotations. */
   readonly definition: ToolDefinition;
 }
@@ -75,8 +78,8 @@ export interface CatalogSkill {
   readonly skill: Skill;
   /** The upstream id when this is the auto skill of an upstream (`skill: auto`); absent for folder skills. */
   readonly upstream?: string;
-  /** Upstream tools the skill exposes, by dispatch name, in listing order. */
-  readonly calls: ReadonlyMap<string, CallTool>;
+  /** Upstream tools the skill exposes, by the upstream tool's own name (one per upstream), in listing order. */
+  readonly calls: ReadonlyMap<string, readonly CallTool[]>;
   /** True when the skill is an auto skill or binds at least one configured upstream (even with no tools now). */
   readonly usesUpstreams: boolean;
   /** Whether `skills.pinned` names it: search mode lists its get_info tool. */

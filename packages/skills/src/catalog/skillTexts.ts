@@ -83,8 +83,8 @@ function dispatchedCallsSection(skill: Skill, part: UpstreamPart): string | unde
   const name = JSON.stringify(skill.name);
   const lines = part.calls.map(
     (c) =>
-      `- ${c.dispatchName} (upstream "${c.upstream}"): ${oneLine(c.definition.description)}\n` +
-      `  call ${CALL_SKILL_TOOL} {"skill":${name},"tool":${JSON.stringify(c.dispatchName)},"arguments":{...}}; arguments ${JSON.stringify(c.definition.inputSchema)}`,
+      `- ${c.tool} (upstream "${c.upstream}"): ${oneLine(c.definition.description)}\n` +
+      `  call ${CALL_SKILL_TOOL} {"skill":${name},${c.needsUpstream ? `"upstream":${JSON.stringify(c.upstream)},` : ''}"tool":${JSON.stringify(c.tool)},"arguments":{...}}; arguments ${JSON.stringify(c.definition.inputSchema)}`,
   );
   return [`## Upstream tools of skill "${skill.name}" (call exactly as shown)`, ...state, ...lines].join(
     '\n',

@@ -86,6 +86,11 @@ function buildZodInputs(limits: ArgumentLimits, asyncEnabled: boolean) {
     callSkillTool: z.object({
       skill,
       tool: name.describe("the upstream tool's name exactly as the skill's instructions print it"),
+      upstream: name
+        .optional()
+        .describe(
+          'the MCP server of the tool, when the instructions print one (two servers have a tool of that name)',
+        ),
       arguments: z
         .record(z.string(), z.unknown())
         .optional()

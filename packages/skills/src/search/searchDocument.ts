@@ -60,7 +60,12 @@ export function searchDocument(entry: CatalogSkill): SearchDocument {
     headings: bounded(headings.join('\n')),
     body: bounded(body.join('\n')),
     paths: bounded(entry.skill.files.map((f) => f.path).join('\n')),
-    tools: bounded([...entry.calls.values()].map((c) => `${c.tool}\n${c.definition.description}`).join('\n')),
+    tools: bounded(
+      [...entry.calls.values()]
+        .flat()
+        .map((c) => `${c.tool}\n${c.definition.description}`)
+        .join('\n'),
+    ),
   });
   documents.set(entry, document);
   return document;
@@ -76,12 +81,14 @@ export function searchableTools(entry: CatalogSkill): readonly SearchableTool[] 
     const description = `script: run_skill_script { skill: "${entry.skill.name}", path: "${file.path}" }`;
     tools.push({ name: file.path, description, terms: searchTerms(file.path) });
   }
-  for (const call of entry.calls.values()) {
-    const description = oneLine(call.definition.description);
+  for (const call of [...entry.calls.values()].flat()) {
+    const own = oneLine(call.definition.description);
+    // A name two upstreams share is called with its upstream as its own argument (never a qualified name).
+    const description = call.needsUpstream ? `upstream "${call.upstream}": ${own}` : own;
     tools.push({
-      name: call.dispatchName,
+      name: call.tool,
       description,
-      terms: searchTerms(`${call.tool} ${description}`),
+      terms: searchTerms(`${call.tool} ${own}`),
     });
   }
   const frozen = Object.freeze(tools);

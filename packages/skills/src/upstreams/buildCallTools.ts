@@ -31,7 +31,13 @@ const inputSchemaOf = (tool: UpstreamTool): ToolInputSchema => ({ ...tool.inputS
 /**
  * Names and defines the call tools of one skill (docs/upstreams.md): `skill_<s>_call_<tool>` through the
  * catalog's name registry, so shortening keeps the `_call_` marker and clashes are hashed and reported.
- * Two bound tools of one name (from two upstreams) are told apart as `<upstream>__<tool>`.
+ *
+ * A tool's name is the upstream's to choose, so it can imitate another upstream's: a third-party upstream
+ * listing `good__deploy` must never stand for `good`'s `deploy`. The dispatcher therefore never parses an
+ * upstream out of a name: call_skill_tool takes the upstream as its own argument, required when tools of
+ * one name come from two upstreams (`needsUpstream`). Namespaced names of such tools (and of tools whose
+ * sanitized names meet) are qualified as `<upstream>_<tool>` and claimed first, so an unqualified name
+ * that imitates a qualified one loses the clash (hashed and reported), whatever the binding order.
  */
 export function buildCallTools(
   skill: Skill,
@@ -39,24 +45,37 @@ export function buildCallTools(
   bound: readonly BoundTool[],
   registry: NameRegistry,
 ): CallTool[] {
-  const counts = new Map<string, number>();
-  for (const { tool } of bound) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
-  return bound.map(({ upstream, tool }) => {
-    const shared = (counts.get(tool.name) ?? 0) > 1;
-    const dispatchName = shared ? `${upstream.id}__${tool.name}` : tool.name;
-    const sfile = namePart(shared ? `${upstream.id}_${tool.name}` : tool.name) || shortHash(dispatchName);
-    const name = registry.claim({
-      sname,
-      role: 'call',
-      sfile,
-      identity: `${skill.name}\0call\0${upstream.id}\0${tool.name}`,
-      owner: `call tool of ${upstream.id}'s tool "${tool.name}" in skill "${skill.name}"`,
-      file: skill.skillMd.absolutePath,
-      skill: skill.name,
-    });
+  const parts = bound.map(({ tool }) => namePart(tool.name) || shortHash(tool.name));
+  const byName = upstreamsBy(bound.map(({ upstream, tool }) => [tool.name, upstream.id]));
+  const byPart = upstreamsBy(bound.map(({ upstream }, i) => [parts[i] ?? '', upstream.id]));
+  const qualified = bound.map(
+    ({ tool }, i) => (byName.get(tool.name)?.size ?? 0) > 1 || (byPart.get(parts[i] ?? '')?.size ?? 0) > 1,
+  );
+  const names = new Map<number, string>();
+  const claim = (i: number): void => {
+    const entry = bound[i];
+    if (entry === undefined) return;
+    const { upstream, tool } = entry;
+    names.set(
+      i,
+      registry.claim({
+        sname,
+        role: 'call',
+        sfile: qualified[i] === true ? `${upstream.id}_${parts[i] ?? ''}` : (parts[i] ?? ''),
+        identity: `${skill.name}\0call\0${upstream.id}\0${tool.name}`,
+        owner: `call tool of ${upstream.id}'s tool "${tool.name}" in skill "${skill.name}"`,
+        file: skill.skillMd.absolutePath,
+        skill: skill.name,
+      }),
+    );
+  };
+  // Qualified names first: they decide a clash with an unqualified name that imitates them.
+  for (let i = 0; i < bound.length; i++) if (qualified[i] === true) claim(i);
+  for (let i = 0; i < bound.length; i++) if (qualified[i] !== true) claim(i);
+  return bound.map(({ upstream, tool }, i) => {
     const annotations = annotationsOf(tool);
     const definition: ToolDefinition = {
-      name,
+      name: names.get(i) ?? '',
       ...(tool.title === undefined ? {} : { title: tool.title }),
       description: bounded(
         tool.description?.trim() || `Tool "${tool.name}" of the MCP server "${upstream.id}".`,
@@ -65,6 +84,18 @@ export function buildCallTools(
       inputSchema: inputSchemaOf(tool),
       ...(annotations === undefined ? {} : { annotations }),
     };
-    return { upstream: upstream.id, tool: tool.name, dispatchName, definition };
+    const needsUpstream = (byName.get(tool.name)?.size ?? 0) > 1;
+    return { upstream: upstream.id, tool: tool.name, needsUpstream, definition };
   });
+}
+
+/** Which upstreams each key comes from. */
+function upstreamsBy(pairs: ReadonlyArray<readonly [string, string]>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [key, upstream] of pairs) {
+    const set = out.get(key) ?? new Set<string>();
+    set.add(upstream);
+    out.set(key, set);
+  }
+  return out;
 }
