@@ -8,6 +8,6 @@ export {
   type MaterializedSources,
   type SharedPins,
   type SourceDefinition,
-  type SourceStatus,
+  type SourceReadiness,
   type SourcesOptions,
 } from './sourceTypes.js';

@@ -59,6 +59,14 @@ export interface SourceStatus {
   readonly error?: string;
 }
 
+/** One source as /readyz lists it: its status, and what the last look at its remote found. */
+export interface SourceReadiness extends SourceStatus {
+  /** Whether the remote ref has moved past the pin (git; absent until checked). */
+  readonly behind?: boolean;
+  /** The last error of a remote check or a follow, tokens never included. */
+  readonly last_error?: string;
+}
+
 /** Caps on what one source may bring in. */
 export interface SourceLimits {
   /** Bytes downloaded (an archive) or checked out (a git path). */

@@ -8,18 +8,10 @@ import {
   materializeSources,
   resolveRemoteRef,
   type SharedPins,
-  type SourceStatus,
+  type SourceReadiness,
 } from '@skillgate/sources';
 import type { FastifyBaseLogger } from 'fastify';
 import { sourcesOptions } from './sourcesOptions.js';
-
-/** One source as /readyz lists it. */
-export interface SourceReadiness extends SourceStatus {
-  /** Whether the remote ref has moved past the pin (git; undefined until checked). */
-  readonly behind?: boolean;
-  /** The last error of a remote check or a follow, tokens never included. */
-  readonly last_error?: string;
-}
 
 /** The fetched sources of a running gateway. */
 export interface GatewaySources {

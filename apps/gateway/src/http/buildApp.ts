@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ScriptRunner } from '@skillgate/runner';
+import type { SourceReadiness } from '@skillgate/sources';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
-import type { SourceReadiness } from '../compose/startSources.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';

@@ -1,6 +1,6 @@
 import type { ScriptRunner } from '@skillgate/runner';
+import type { SourceReadiness } from '@skillgate/sources';
 import type { FastifyInstance } from 'fastify';
-import type { SourceReadiness } from '../compose/startSources.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { Metrics } from '../observability/metrics.js';
