@@ -15,6 +15,7 @@ import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings
 import { operatorPageOptions } from './compose/operatorPageOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
+import { type CatalogSource, createCatalogSource } from './core/catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -24,7 +25,6 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
 import { createRecentCalls } from './observability/recentCalls.js';
-import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
 import { createSkillSearch } from './tools/skillSearch.js';

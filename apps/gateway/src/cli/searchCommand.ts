@@ -1,6 +1,6 @@
 import { buildSkillIndex, MAX_SEARCH_LIMIT } from '@skillgate/skills';
 import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
 import { principalOf } from './principalOf.js';

@@ -1,5 +1,5 @@
 import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { skillsViewOf } from '../skillsExtension/skillsView.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';

@@ -1,5 +1,5 @@
 import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 
 /** `skillgate validate`: every skill problem, one per line; exit 1 on errors. */

@@ -1,8 +1,8 @@
 import type { ScriptRunner } from '@skillgate/runner';
 import type { FastifyInstance } from 'fastify';
+import type { CatalogSource } from '../core/catalogSource.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 
 /** What the status routes report on. */
