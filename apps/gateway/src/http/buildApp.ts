@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ScriptRunner } from '@skillgate/runner';
+import type { SourceReadiness } from '@skillgate/sources';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
@@ -66,6 +67,8 @@ export interface AppDeps {
   readonly isReady: () => boolean;
   /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
   readonly upstreams?: () => readonly UpstreamReadiness[];
+  /** Each fetched source's state, commit, digest and last error, for /readyz. */
+  readonly sources?: () => readonly SourceReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
   readonly direct?: boolean;
   /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
