@@ -13,6 +13,7 @@ export type {
   JobRecord,
   JobRegistry,
   JobStatus,
+  PinStore,
   RateLimiter,
   StateEvent,
 } from './types.js';
