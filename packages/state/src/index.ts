@@ -13,7 +13,6 @@ export type {
   JobRecord,
   JobRegistry,
   JobStatus,
-  PinStore,
   RateLimiter,
   StateEvent,
 } from './types.js';
