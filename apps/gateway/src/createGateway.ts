@@ -288,7 +288,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     settings.upstreams.length === 0
       ? Promise.resolve()
       : upstreamsStarted
-          .then(() => catalogs.reload())
+          .then(() => catalogs.reload({ skills: false }))
           .then(
             () => undefined,
             (error: unknown) =>

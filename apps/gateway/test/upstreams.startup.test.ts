@@ -53,7 +53,7 @@ describe('one upstream cannot hold the start', () => {
       expect(status).toBe(200);
       expect(body.upstreams).toEqual([
         { id: 'mute', state: 'connecting', tools: 0, last_error: null },
-        { id: 'healthy', state: 'ready', tools: 4, last_error: null },
+        { id: 'healthy', state: 'ready', tools: 5, last_error: null },
       ]);
       // Its skill is listed, and says it is still connecting.
       const info = await c.client.callTool({ name: 'skill_mute_get_info', arguments: {} });

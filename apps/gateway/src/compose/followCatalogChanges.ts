@@ -1,3 +1,4 @@
+import type { Catalog } from '@skillgate/skills';
 import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../observability/metrics.js';
@@ -28,15 +29,20 @@ export function followCatalogChanges(options: FollowCatalogChangesOptions): () =
   const { catalogs, metrics, log } = options;
   catalogs.onChange((previous, next) => {
     metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
-    for (const problem of next.problems)
-      log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
+    // Only what is new since the previous catalog: a rebuild storm must not re-log every standing problem
+    // (1,500 clashing upstream tool names grew the log by 83 MB in 10 s).
+    const known = new Set(previous.problems.map(problemKey));
+    for (const problem of next.problems) {
+      if (!known.has(problemKey(problem)))
+        log.warn({ problem }, `skill problem after reload: ${problem.reason}`);
+    }
     notifyCatalogChange(options.notify, previous, next).then(
       (notified) => log.info({ skills: next.skills.size, notified }, 'catalog reloaded'),
       (error: unknown) => log.error({ err: error }, 'reload notification failed'),
     );
   });
-  const reload = (failure: string) => {
-    catalogs.reload().catch((error: unknown) => {
+  const reload = (failure: string, skills: boolean) => {
+    catalogs.reload({ skills }).catch((error: unknown) => {
       metrics.inc('skillgate_catalog_reloads_total', { outcome: 'error' });
       log.error({ err: error }, failure);
     });
@@ -47,7 +53,7 @@ export function followCatalogChanges(options: FollowCatalogChangesOptions): () =
     if (rebuildTimer !== undefined) return;
     rebuildTimer = setTimeout(() => {
       rebuildTimer = undefined;
-      reload('catalog rebuild after an upstream change failed; keeping the previous catalog');
+      reload('catalog rebuild after an upstream change failed; keeping the previous catalog', false);
     }, UPSTREAM_REBUILD_DEBOUNCE_MS);
   });
   const { watch } = options;
@@ -57,7 +63,7 @@ export function followCatalogChanges(options: FollowCatalogChangesOptions): () =
       : watchSkillRoots({
           roots: watch.roots,
           debounceMs: watch.debounceMs,
-          onChange: () => reload('catalog reload failed; keeping the previous catalog'),
+          onChange: () => reload('catalog reload failed; keeping the previous catalog', true),
           onError: (error) => log.warn({ err: error }, 'skill watcher error'),
         });
   return () => {
@@ -65,4 +71,9 @@ export function followCatalogChanges(options: FollowCatalogChangesOptions): () =
     stopFollowingUpstreams();
     clearTimeout(rebuildTimer);
   };
+}
+
+// What makes a problem the same one in the next catalog.
+function problemKey(problem: Catalog['problems'][number]): string {
+  return `${problem.severity}\u0000${problem.code}\u0000${problem.file}\u0000${problem.skill ?? ''}\u0000${problem.reason}`;
 }

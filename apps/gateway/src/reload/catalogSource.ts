@@ -14,10 +14,20 @@ import {
 /** Holds the current catalog; a reload swaps it atomically, so in-flight calls keep the one they started with. */
 export interface CatalogSource {
   readonly current: Catalog;
-  /** Reloads every root and swaps the new catalog in. */
-  reload(): Promise<Catalog>;
+  /**
+   * Rebuilds the catalog and swaps it in: with the skills read again from every root, or (`skills: false`,
+   * an upstream change) from the skills read last time. At most one rebuild runs and one waits; a reload
+   * asked for meanwhile joins the waiting one.
+   */
+  reload(options?: ReloadOptions): Promise<Catalog>;
   /** Called after every swap with the old and the new catalog. */
   onChange(listener: (previous: Catalog, next: Catalog) => void): void;
+}
+
+/** What a reload reads again. */
+export interface ReloadOptions {
+  /** Read the skill roots again (default true); false rebuilds only for the upstreams' new snapshots. */
+  readonly skills?: boolean;
 }
 
 /** How skills are loaded and built into a catalog, from the config (compose/gatewaySettings.ts). */
@@ -87,12 +97,22 @@ export async function createCatalogSource(
   options: CatalogSourceOptions = {},
 ): Promise<CatalogSource> {
   const upstreams = options.upstreams ?? (() => settings.configuredUpstreams);
-  let current = await buildCatalog(settings, upstreams());
+  const first = await loadSkills(settings.load);
+  let current = createCatalog(first.skills, {
+    ...settings.build,
+    problems: first.problems,
+    upstreams: upstreams(),
+  });
+  // The skills of the last read of the roots: an upstream change rebuilds from them, reading (and hashing)
+  // no file again.
+  let lastLoad: LoadResult = first;
   const listeners: Array<(previous: Catalog, next: Catalog) => void> = [];
-  let pending: Promise<Catalog> = Promise.resolve(current);
-  const reloadOnce = async (): Promise<Catalog> => {
-    const loaded = await loadSkills(settings.load);
-    const { skills, problems } = keepLastGood(current, loaded);
+  let running: Promise<Catalog> = Promise.resolve(current);
+  // The one rebuild waiting for the running one, and whether it reads the roots again.
+  let waiting: { promise: Promise<Catalog>; skills: boolean } | undefined;
+  const reloadOnce = async (readSkills: boolean): Promise<Catalog> => {
+    if (readSkills) lastLoad = keepLastGood(current, await loadSkills(settings.load));
+    const { skills, problems } = lastLoad;
     options.onBuilding?.(skills.length);
     // In slices: every client is served while a large catalog is rebuilt (docs/limits.md, "Reloads").
     const next = await createCatalogInSlices(skills, {
@@ -109,10 +129,27 @@ export async function createCatalogSource(
     get current() {
       return current;
     },
-    reload() {
-      // Reloads run one after another, so a slow load never swaps in an older view over a newer one.
-      pending = pending.then(reloadOnce, reloadOnce);
-      return pending;
+    reload(reloadOptions = {}) {
+      const readSkills = reloadOptions.skills ?? true;
+      // Rebuilds run one after another, so a slow load never swaps in an older view over a newer one; a
+      // storm of changes (an upstream whose list changes every few ms) makes one running and one waiting
+      // rebuild, never a queue.
+      if (waiting !== undefined) {
+        waiting.skills ||= readSkills;
+        return waiting.promise;
+      }
+      const next: { promise: Promise<Catalog>; skills: boolean } = {
+        promise: Promise.resolve(current),
+        skills: readSkills,
+      };
+      const start = (): Promise<Catalog> => {
+        waiting = undefined;
+        return reloadOnce(next.skills);
+      };
+      next.promise = running.then(start, start);
+      waiting = next;
+      running = next.promise;
+      return next.promise;
     },
     onChange(listener) {
       listeners.push(listener);
