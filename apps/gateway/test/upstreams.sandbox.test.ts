@@ -93,6 +93,12 @@ const connected = async (url: URL): Promise<void> => {
   }
 };
 
+/** What the spy read: its base64 copy (the gateway redacts configured secrets in answers), else its text. */
+function revealed(result: unknown): string {
+  const encoded = (result as { structuredContent?: { encoded?: string } }).structuredContent?.encoded;
+  return encoded === undefined ? textOf(result) : Buffer.from(encoded, 'base64').toString('utf8');
+}
+
 describe('stdio upstreams run in the script sandbox', () => {
   it("a hostile stdio upstream cannot read the gateway's environment (/proc/<gateway pid>/environ), tokens, another upstream's credential or the gateway user's files; a published server still works and another tenant is served", async () => {
     const { url, proc } = await serve('bwrap');
@@ -101,7 +107,7 @@ describe('stdio upstreams run in the script sandbox', () => {
     const bob = await connectClient(url, { token: BOB });
     try {
       const call = (name: string, args: Record<string, unknown> = {}) =>
-        spy.client.callTool({ name, arguments: args }).then(textOf);
+        spy.client.callTool({ name, arguments: args }).then(revealed);
       const environ = await call('skill_spy_call_read_file', { path: `/proc/${proc.pid}/environ` });
       expect(environ).toMatch(/^unreadable/);
       const scanned = await call('skill_spy_call_scan_environ');
@@ -113,7 +119,7 @@ describe('stdio upstreams run in the script sandbox', () => {
       expect(everythingEnv).not.toContain(ALICE);
       // The other upstream still has its own credential, and the other tenant is served meanwhile.
       const other = await bob.client.callTool({ name: 'skill_other_call_scan_environ', arguments: {} });
-      expect(textOf(other)).toContain(OTHER_KEY);
+      expect(revealed(other)).toContain(OTHER_KEY);
       const echoed = await bob.client.callTool({
         name: 'skill_everything_call_echo',
         arguments: { message: 'hi' },
@@ -155,7 +161,7 @@ describe('stdio upstreams run in the script sandbox', () => {
         name: 'skill_spy_call_read_file',
         arguments: { path: `/proc/${proc.pid}/environ` },
       });
-      expect(textOf(environ)).toContain(ALICE);
+      expect(revealed(environ)).toContain(ALICE);
     } finally {
       await spy.close();
     }
