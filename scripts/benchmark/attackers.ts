@@ -1,6 +1,6 @@
 // Attack traffic for attacks.ts, run in a child process so that it never shares an event loop with the
 // healthy client being measured. Usage (forked by attacks.ts):
-// attackers.ts <slowloris|batch|wideJson|listen|reload> <options JSON>
+// attackers.ts <slowloris|batch|wideJson|listen|reload|slotMonopoly|listChurn> <options JSON>
 // Sends {ready: true} once the attack runs, then {stats} when it receives "stop", and exits.
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,6 +62,24 @@ export interface ReloadOptions {
   /** Where skills are written before they are moved into the root in one burst. */
   readonly staging: string;
   readonly skills: number;
+}
+
+/** Options of the slot monopoly: one principal holds long calls to an upstream, more than its slots. */
+export interface SlotMonopolyOptions {
+  readonly url: string;
+  readonly token: string;
+  /** The get_info tool that unlocks callTool. */
+  readonly unlockTool: string;
+  /** An upstream tool that sleeps `ms`. */
+  readonly callTool: string;
+  /** Calls held at once. */
+  readonly calls: number;
+}
+
+/** Options of the list churn: an upstream's tool list changes every few ms while `flag` exists. */
+export interface ListChurnOptions {
+  /** The file whose presence makes the hostile upstream churn (its --while-file). */
+  readonly flag: string;
 }
 
 const [role = '', json = '{}'] = process.argv.slice(2);
@@ -397,18 +415,98 @@ async function reload(options: ReloadOptions): Promise<Record<string, number>> {
   return stats;
 }
 
+/** A 2025-11-25 session of the attacker's, unlocked for one skill; returns its headers. */
+async function attackerSession(
+  url: string,
+  token: string,
+  unlockTool: string,
+): Promise<Record<string, string>> {
+  const base = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'attacker', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const session = init.headers.get('mcp-session-id');
+  if (session === null) throw new Error(`initialize answered ${init.status}`);
+  const headers = { ...base, 'mcp-session-id': session };
+  const post = async (body: unknown) =>
+    (await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })).text();
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: unlockTool, arguments: {} } });
+  return headers;
+}
+
+async function slotMonopoly(options: SlotMonopolyOptions): Promise<Record<string, number>> {
+  const stats = { sent: 0, answered: 0 };
+  const headers = await attackerSession(options.url, options.token, options.unlockTool);
+  const abort = new AbortController();
+  // Each worker keeps one ten-minute call in flight, sending the next as soon as one is answered.
+  const worker = async (id: number) => {
+    while (!stopping) {
+      stats.sent += 1;
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 100 + id,
+        method: 'tools/call',
+        params: { name: options.callTool, arguments: { ms: 600_000 } },
+      });
+      try {
+        await (await fetch(options.url, { method: 'POST', headers, body, signal: abort.signal })).text();
+        stats.answered += 1;
+      } catch {
+        // Aborted at the end.
+      }
+    }
+  };
+  const workers = Array.from({ length: options.calls }, (_, i) => worker(i));
+  send({ ready: true });
+  await stopped;
+  abort.abort();
+  await Promise.all(workers);
+  return stats;
+}
+
+async function listChurn(options: ListChurnOptions): Promise<Record<string, number>> {
+  const { rm, writeFile } = await import('node:fs/promises');
+  await writeFile(options.flag, 'churn\n');
+  send({ ready: true });
+  await stopped;
+  await rm(options.flag, { force: true });
+  return {};
+}
+
 const run =
-  role === 'wideJson'
-    ? wideJson(JSON.parse(json) as WideJsonOptions)
-    : role === 'listen'
-      ? listen(JSON.parse(json) as ListenOptions)
-      : role === 'reload'
-        ? reload(JSON.parse(json) as ReloadOptions)
-        : role === 'slowloris'
-          ? slowloris(JSON.parse(json) as SlowlorisOptions)
-          : role === 'batch'
-            ? batch(JSON.parse(json) as BatchOptions)
-            : Promise.reject(new Error(`unknown role ${role}`));
+  role === 'slotMonopoly'
+    ? slotMonopoly(JSON.parse(json) as SlotMonopolyOptions)
+    : role === 'listChurn'
+      ? listChurn(JSON.parse(json) as ListChurnOptions)
+      : role === 'wideJson'
+        ? wideJson(JSON.parse(json) as WideJsonOptions)
+        : role === 'listen'
+          ? listen(JSON.parse(json) as ListenOptions)
+          : role === 'reload'
+            ? reload(JSON.parse(json) as ReloadOptions)
+            : role === 'slowloris'
+              ? slowloris(JSON.parse(json) as SlowlorisOptions)
+              : role === 'batch'
+                ? batch(JSON.parse(json) as BatchOptions)
+                : Promise.reject(new Error(`unknown role ${role}`));
 const cpuAtStart = process.cpuUsage();
 run.then(
   (stats) => {

@@ -1,10 +1,11 @@
 // pnpm bench:attacks — a healthy client's tools/list latency on an idle gateway and while slow-connection
-// (slowloris), batch, wide-JSON, listen-flood and reload attacks run, all in one run against the real CLI. Phases are interleaved in rounds
+// (slowloris), batch, wide-JSON, listen-flood and reload attacks run, and its upstream call's latency while
+// upstream attacks run (slot monopoly, list churn), all in one run against the real CLI. Phases are interleaved in rounds
 // (idle, attack, attack, ..., idle, attack, ...) so that load from elsewhere on the machine falls on all of
 // them alike. Prints each phase's p50/p99 and its p99 as a ratio of the idle p99 (target: within 2x), and
 // writes bench-results/attacks.json. Env: BENCH_ATTACK_ROUNDS (default 3), BENCH_ATTACK_SECONDS (per phase
 // and round, default 10), BENCH_ATTACK_RATE (healthy requests per second, default 50), BENCH_LOG_LEVEL
-// (gateway log level, default info).
+// (gateway log level, default info), BENCH_ATTACK_ONLY=upstream (only the upstream phases and their idle).
 import { fork, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -13,8 +14,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   BatchOptions,
+  ListChurnOptions,
   ListenOptions,
   ReloadOptions,
+  SlotMonopolyOptions,
   SlowlorisOptions,
   WideJsonOptions,
 } from './attackers.js';
@@ -27,6 +30,8 @@ const RATE = Number(process.env.BENCH_ATTACK_RATE ?? 50);
 const HEALTHY_TOKEN = 'bench-healthy-token-0123456789';
 const ATTACKER_TOKEN = 'bench-attacker-token-0123456789';
 const ACCEPT = 'application/json, text/event-stream';
+const HOSTILE_UPSTREAM = join(REPO, 'apps/gateway/test/fixtures/upstreams/hostileUpstream.mjs');
+const UPSTREAM_ONLY = process.env.BENCH_ATTACK_ONLY === 'upstream';
 
 /**
  * The gateway and the healthy client run slightly above normal priority where allowed (root), so that
@@ -78,7 +83,11 @@ interface RunningGateway {
  * Starts the gateway CLI with the default limits, two tokens and the given rate limit; with `watchedRoot`,
  * that folder is a third skill root and `skills.watch` is on.
  */
-async function startGateway(rateLimit: 'default' | 'off', watchedRoot?: string): Promise<RunningGateway> {
+async function startGateway(
+  rateLimit: 'default' | 'off',
+  watchedRoot?: string,
+  extraConfig: readonly string[] = [],
+): Promise<RunningGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-'));
   // Chosen here, not by the gateway: below info level the CLI does not log the address it listens on.
   const port = await freePort();
@@ -99,6 +108,7 @@ async function startGateway(rateLimit: 'default' | 'off', watchedRoot?: string):
       '    - { name: attacker, token_env: BENCH_ATTACKER_TOKEN }',
       ...(rateLimit === 'off' ? ['rate_limit: { requests_per_second: 0 }'] : []),
       `logging: { level: ${process.env.BENCH_LOG_LEVEL ?? 'info'} }`,
+      ...extraConfig,
       '',
     ].join('\n'),
   );
@@ -156,8 +166,25 @@ const headers = (session?: string) => ({
 });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
+/** What the healthy client sends in a phase, and what its answer must contain. */
+interface HealthyRequest {
+  readonly body: string;
+  readonly expect: string;
+}
+const LISTING: HealthyRequest = { body: LIST, expect: '"tools"' };
+// The healthy client's call of an upstream tool (the gateway of the upstream phases).
+const UPSTREAM_CALL: HealthyRequest = {
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'skill_shared_call_echo', arguments: { text: 'healthy' } },
+  }),
+  expect: 'healthy',
+};
+
 /** Opens the healthy client's 2025-11-25 session and warms it up (JIT, connection pool). */
-async function openHealthySession(url: URL): Promise<string> {
+async function openHealthySession(url: URL, warmUp: HealthyRequest = LISTING): Promise<string> {
   const init = await fetch(url, {
     method: 'POST',
     headers: headers(),
@@ -177,8 +204,17 @@ async function openHealthySession(url: URL): Promise<string> {
   if (id === null) throw new Error(`initialize answered ${init.status}`);
   const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
   await (await fetch(url, { method: 'POST', headers: headers(id), body: initialized })).text();
+  if (warmUp !== LISTING) {
+    const unlock = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'skill_shared_get_info', arguments: {} },
+    });
+    await (await fetch(url, { method: 'POST', headers: headers(id), body: unlock })).text();
+  }
   for (let i = 0; i < 200; i++)
-    await (await fetch(url, { method: 'POST', headers: headers(id), body: LIST })).text();
+    await (await fetch(url, { method: 'POST', headers: headers(id), body: warmUp.body })).text();
   return id;
 }
 
@@ -193,7 +229,12 @@ interface Samples {
 }
 
 /** Sends tools/list at RATE per second for SECONDS (the next one waits if one runs late), into `into`. */
-async function measure(gateway: RunningGateway, session: string, into: Samples): Promise<void> {
+async function measure(
+  gateway: RunningGateway,
+  session: string,
+  into: Samples,
+  request: HealthyRequest = LISTING,
+): Promise<void> {
   const { url } = gateway;
   const cpuBefore = await gateway.cpuSeconds();
   const started = performance.now();
@@ -204,9 +245,9 @@ async function measure(gateway: RunningGateway, session: string, into: Samples):
     if (wait > 0) await sleep(wait);
     const t0 = performance.now();
     try {
-      const response = await fetch(url, { method: 'POST', headers: headers(session), body: LIST });
+      const response = await fetch(url, { method: 'POST', headers: headers(session), body: request.body });
       const text = await response.text();
-      if (response.status !== 200 || !text.includes('"tools"')) into.failures += 1;
+      if (response.status !== 200 || !text.includes(request.expect)) into.failures += 1;
     } catch {
       into.failures += 1;
     }
@@ -218,8 +259,15 @@ async function measure(gateway: RunningGateway, session: string, into: Samples):
 
 /** Runs an attacker child (attackers.ts), measures while it runs, and keeps its stats. */
 async function underAttack(
-  role: 'slowloris' | 'batch' | 'wideJson' | 'listen' | 'reload',
-  options: SlowlorisOptions | BatchOptions | WideJsonOptions | ListenOptions | ReloadOptions,
+  role: 'slowloris' | 'batch' | 'wideJson' | 'listen' | 'reload' | 'slotMonopoly' | 'listChurn',
+  options:
+    | SlowlorisOptions
+    | BatchOptions
+    | WideJsonOptions
+    | ListenOptions
+    | ReloadOptions
+    | SlotMonopolyOptions
+    | ListChurnOptions,
   during: () => Promise<void>,
   into: Samples,
 ): Promise<void> {
@@ -283,6 +331,15 @@ async function main(): Promise<void> {
   // The reload attack adds its skills under this root, which the rate-limit-off gateway watches.
   const watched = await mkdtemp(join(tmpdir(), 'skillgate-attacks-watched-'));
   const unlimited = await startGateway('off', watched);
+  // The upstream phases' gateway: an 8-slot upstream shared by the healthy client and the attacker, and an
+  // upstream whose tool list (with 300 clashing names) changes every 120 ms while the churn flag exists.
+  const churnDir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-churn-'));
+  const churnFlag = join(churnDir, 'churn');
+  const upstreamGateway = await startGateway('off', undefined, [
+    'upstreams:',
+    `  - { id: shared, command: ${JSON.stringify([process.execPath, HOSTILE_UPSTREAM, 'spy'])}, timeout_seconds: 600 }`,
+    `  - { id: churn, command: ${JSON.stringify([process.execPath, HOSTILE_UPSTREAM, 'churn', '--every', '120', '--clashes', '300', '--while-file', churnFlag])}, sandbox: { read: [${JSON.stringify(churnDir)}] } }`,
+  ]);
   const phases = new Map<string, Samples>();
   const samples = (name: string): Samples => {
     let found = phases.get(name);
@@ -295,8 +352,40 @@ async function main(): Promise<void> {
   try {
     const a = { gateway: limited, session: await openHealthySession(limited.url) };
     const b = { gateway: unlimited, session: await openHealthySession(unlimited.url) };
+    const u = {
+      gateway: upstreamGateway,
+      session: await openHealthySession(upstreamGateway.url, UPSTREAM_CALL),
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       process.stderr.write(`round ${round}/${ROUNDS}\n`);
+      // The healthy client calls an upstream tool; the attacker holds calls to the same upstream, 16 at
+      // once for its 8 slots (4 a principal).
+      await measure(u.gateway, u.session, samples('idle, upstream call'), UPSTREAM_CALL);
+      let upstreamInto = samples(
+        'slot monopoly: one principal holds 16 calls to an 8-slot upstream, upstream call',
+      );
+      await underAttack(
+        'slotMonopoly',
+        {
+          url: upstreamGateway.url.href,
+          token: ATTACKER_TOKEN,
+          unlockTool: 'skill_shared_get_info',
+          callTool: 'skill_shared_call_sleep',
+          calls: 16,
+        },
+        () => measure(u.gateway, u.session, upstreamInto, UPSTREAM_CALL),
+        upstreamInto,
+      );
+      // Another upstream's list (300 clashing names) changing every 120 ms: coalesced rebuilds from the skills
+      // read before, each problem logged once.
+      upstreamInto = samples('list churn: an upstream list changes every 120 ms, upstream call');
+      await underAttack(
+        'listChurn',
+        { flag: churnFlag },
+        () => measure(u.gateway, u.session, upstreamInto, UPSTREAM_CALL),
+        upstreamInto,
+      );
+      if (UPSTREAM_ONLY) continue;
       await measure(a.gateway, a.session, samples('idle'));
       // 500 sockets from 10 client addresses (50 each, under the per-address cap): the headers timeout
       // (10 s) is what frees them.
@@ -371,11 +460,18 @@ async function main(): Promise<void> {
   } finally {
     await limited.stop();
     await unlimited.stop();
+    await upstreamGateway.stop();
     await rm(watched, { recursive: true, force: true });
+    await rm(churnDir, { recursive: true, force: true });
   }
   load.push(loadavg()[0] ?? 0);
 
-  const baselineOf = (name: string) => (name.includes('rate limit off') ? 'idle, rate limit off' : 'idle');
+  const baselineOf = (name: string) =>
+    name.includes('upstream call')
+      ? 'idle, upstream call'
+      : name.includes('rate limit off')
+        ? 'idle, rate limit off'
+        : 'idle';
   const summary = [...phases].map(([name, s]) => {
     const p99 = percentile(s.latencies, 99);
     const idle = percentile(phases.get(baselineOf(name))?.latencies ?? [], 99);

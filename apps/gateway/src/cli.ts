@@ -6,6 +6,7 @@ import { reportCliError } from './cli/reportCliError.js';
 import { searchCommand } from './cli/searchCommand.js';
 import { serveCommand } from './cli/serveCommand.js';
 import { skillsCommand } from './cli/skillsCommand.js';
+import { sourcesCommand } from './cli/sourcesCommand.js';
 import { toolsCommand } from './cli/toolsCommand.js';
 import { upstreamsCommand } from './cli/upstreamsCommand.js';
 import { USAGE, UsageError } from './cli/usage.js';
@@ -26,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined && flags.help !== true ? 2 : 0;
   }
+  if (command === 'sources') return sourcesCommand(flags, rest);
   if (!ROOT_COMMANDS.has(command) && rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   switch (command) {
     case 'serve':

@@ -13,8 +13,11 @@ import { createOAuthResource, oauthSecretEnvNames } from './compose/createOAuthR
 import { followCatalogChanges } from './compose/followCatalogChanges.js';
 import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings.js';
 import { operatorPageOptions } from './compose/operatorPageOptions.js';
+import { sourceTokens } from './compose/sourcesOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
+import { startSources } from './compose/startSources.js';
+import { type CatalogSource, createCatalogSource } from './core/catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
@@ -24,7 +27,6 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
 import { createRecentCalls } from './observability/recentCalls.js';
-import { type CatalogSource, createCatalogSource } from './reload/catalogSource.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
 import { createSkillSearch } from './tools/skillSearch.js';
@@ -91,10 +93,13 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       level: config.logging.level,
       format: logFormat(config.logging.format, options),
       destination: options.logDestination,
-      secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
+      secrets: [...secretEnvNames.flatMap((name) => env[name] ?? []), ...sourceTokens(config, env)],
     });
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
+  // Git and archive sources are fetched and verified before the first catalog: one that cannot be served
+  // fails the start, naming it (docs/sources.md).
+  const sources = await startSources({ config, env, log });
   const tokens = resolveAuthTokens(config, env);
   const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
@@ -117,7 +122,9 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),
     onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
+    sourceRoots: () => sources.roots(),
   });
+  sources.follow(() => catalogs.reload());
   for (const problem of catalogs.current.problems) {
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
   }
@@ -267,6 +274,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     isReady: () => !draining && state.isHealthy(),
     direct: options.directAnswers ?? true,
     upstreams: () => upstreamReadiness(upstreams),
+    sources: () => sources.readiness(),
     operator: operatorPageOptions(config, {
       sources: {
         catalogs,
@@ -310,6 +318,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       if (draining) return;
       draining = true;
       stopFollowing();
+      sources.stop();
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
       await inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
       await jobs.close();

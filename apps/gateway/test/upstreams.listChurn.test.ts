@@ -3,7 +3,7 @@ import { parseConfig } from '@skillgate/config';
 import { createTempSkills, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogSettings } from '../src/compose/gatewaySettings.js';
-import { createCatalogSource } from '../src/reload/catalogSource.js';
+import { createCatalogSource } from '../src/core/catalogSource.js';
 import {
   connectClient,
   REPO_ROOT,

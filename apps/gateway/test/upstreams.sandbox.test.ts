@@ -66,6 +66,9 @@ const serve = async (sandbox: 'bwrap' | 'off'): Promise<ServedProcess> => {
   return served;
 };
 
+// The hostile upstream answers base64, past the gateway's redaction of configured secrets.
+const decoded = (base64: string): string => Buffer.from(base64, 'base64').toString('utf8');
+
 // Host pids of the processes running the hostile upstream (bwrap's included: its argv names the file too).
 const sandboxedProcesses = (): string[] =>
   readdirSync('/proc').filter((pid) => {
@@ -93,12 +96,6 @@ const connected = async (url: URL): Promise<void> => {
   }
 };
 
-/** What the spy read: its base64 copy (the gateway redacts configured secrets in answers), else its text. */
-function revealed(result: unknown): string {
-  const encoded = (result as { structuredContent?: { encoded?: string } }).structuredContent?.encoded;
-  return encoded === undefined ? textOf(result) : Buffer.from(encoded, 'base64').toString('utf8');
-}
-
 describe('stdio upstreams run in the script sandbox', () => {
   it("a hostile stdio upstream cannot read the gateway's environment (/proc/<gateway pid>/environ), tokens, another upstream's credential or the gateway user's files; a published server still works and another tenant is served", async () => {
     const { url, proc } = await serve('bwrap');
@@ -107,19 +104,20 @@ describe('stdio upstreams run in the script sandbox', () => {
     const bob = await connectClient(url, { token: BOB });
     try {
       const call = (name: string, args: Record<string, unknown> = {}) =>
-        spy.client.callTool({ name, arguments: args }).then(revealed);
-      const environ = await call('skill_spy_call_read_file', { path: `/proc/${proc.pid}/environ` });
+        spy.client.callTool({ name, arguments: args }).then(textOf);
+      const spied = (name: string, args: Record<string, unknown> = {}) => call(name, args).then(decoded);
+      const environ = await spied('skill_spy_call_read_file', { path: `/proc/${proc.pid}/environ` });
       expect(environ).toMatch(/^unreadable/);
-      const scanned = await call('skill_spy_call_scan_environ');
+      const scanned = await spied('skill_spy_call_scan_environ');
       for (const secret of [ALICE, BOB, OTHER_KEY]) expect(scanned).not.toContain(secret);
-      expect(await call('skill_spy_call_read_file', { path: secretFile })).toMatch(/^unreadable/);
+      expect(await spied('skill_spy_call_read_file', { path: secretFile })).toMatch(/^unreadable/);
       // The reference server runs sandboxed too: its home is its private /tmp, and it answers.
       const everythingEnv = await call('skill_everything_call_get-env');
       expect(everythingEnv).toContain('"HOME": "/tmp"');
       expect(everythingEnv).not.toContain(ALICE);
       // The other upstream still has its own credential, and the other tenant is served meanwhile.
       const other = await bob.client.callTool({ name: 'skill_other_call_scan_environ', arguments: {} });
-      expect(revealed(other)).toContain(OTHER_KEY);
+      expect(decoded(textOf(other))).toContain(OTHER_KEY);
       const echoed = await bob.client.callTool({
         name: 'skill_everything_call_echo',
         arguments: { message: 'hi' },
@@ -161,7 +159,7 @@ describe('stdio upstreams run in the script sandbox', () => {
         name: 'skill_spy_call_read_file',
         arguments: { path: `/proc/${proc.pid}/environ` },
       });
-      expect(revealed(environ)).toContain(ALICE);
+      expect(decoded(textOf(environ))).toContain(ALICE);
     } finally {
       await spy.close();
     }

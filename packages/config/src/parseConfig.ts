@@ -6,7 +6,7 @@ import { schemaAt, shapeOf } from './schemaAt.js';
 
 /** Options of parseConfig. */
 export interface ParseConfigOptions {
-  /** Folder that relative `skills.roots` resolve against: the config file's folder, or the cwd. */
+  /** Folder that relative `skills.roots`, `lock_file` and `cache_dir` resolve against: the config file's folder, or the cwd. */
   readonly baseDir: string;
 }
 
@@ -85,8 +85,10 @@ export function parseConfig(input: unknown, options: ParseConfigOptions): Skillg
     throw new ConfigError('CONFIG_INVALID', `invalid config: ${summary}`, { issues, cause: result.error });
   }
   const config = result.data;
-  config.skills.roots = config.skills.roots.map((root) =>
-    isAbsolute(root) ? root : resolve(options.baseDir, root),
-  );
+  const fromBase = (path: string): string => (isAbsolute(path) ? path : resolve(options.baseDir, path));
+  config.skills.roots = config.skills.roots.map(fromBase);
+  // The lock sits beside the config by default; the cache default needs the environment (the gateway's).
+  config.skills.lock_file = fromBase(config.skills.lock_file);
+  if (config.skills.cache_dir !== undefined) config.skills.cache_dir = fromBase(config.skills.cache_dir);
   return deepFreeze(config);
 }

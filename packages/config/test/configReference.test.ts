@@ -58,6 +58,7 @@ describe('configReference', () => {
     const defaults = parseConfig(
       {
         server: { public_url: 'https://mcp.example.com' },
+        skills: { cache_dir: '/cache' },
         auth: {
           oauth: {
             issuer: 'https://idp.example.com',

@@ -62,6 +62,23 @@ describe('loadConfig from a file', () => {
         max_description_chars: 512,
         max_instructions_chars: 8192,
         allow_missing_roots: true,
+        sources: [
+          {
+            id: 'company',
+            git: 'https://git.example.com/org/skills.git',
+            ref: 'v3',
+            path: 'skills',
+            skills: ['pdf-*'],
+            token_env: 'GIT_TOKEN',
+          },
+          { id: 'vendor', archive: 'https://downloads.example.com/v.tar.gz', sha256: 'a'.repeat(64) },
+        ],
+        lock_file: fixture('locks/skillgate.lock.yaml'),
+        cache_dir: '/var/cache/skillgate',
+        fetch_timeout_seconds: 30,
+        max_source_bytes: 1_048_576,
+        max_source_files: 500,
+        follow: { interval_seconds: 60 },
       },
       tools: { max_name_length: 60, max_listed: 50, list_ttl_ms: 5000 },
       scripts: {

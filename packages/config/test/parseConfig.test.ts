@@ -60,6 +60,12 @@ describe('parseConfig defaults', () => {
         max_description_chars: 1024,
         max_instructions_chars: 2048,
         allow_missing_roots: false,
+        sources: [],
+        lock_file: join(base.baseDir, 'skillgate.lock.yaml'),
+        fetch_timeout_seconds: 120,
+        max_source_bytes: 268_435_456,
+        max_source_files: 20_000,
+        follow: { interval_seconds: 0 },
       },
       tools: { max_name_length: 48, max_listed: 100, list_ttl_ms: 60_000 },
       scripts: {

@@ -22,6 +22,7 @@ export { confirmFilePlace } from './files/confirmFilePlace.js';
 export type { BoundedRead } from './files/readBounded.js';
 export { readServedFile } from './files/readServedFile.js';
 export type { ServedFileCache } from './files/servedFileCache.js';
+export { sha256Digest } from './files/sha256Digest.js';
 export { DEFAULT_MAX_SKILL_MD_BYTES, loadSkills } from './load/loadSkills.js';
 export type {
   LoadResult,
@@ -31,6 +32,7 @@ export type {
   ProblemCode,
   Skill,
   SkillFile,
+  SourceRoot,
   Validation,
 } from './load/loadTypes.js';
 export { MAX_DESCRIPTION_CHARS, parseSkillMd } from './load/parseSkillMd.js';

@@ -1,3 +1,11 @@
+export {
+  createTestRepo,
+  type FileServer,
+  type GitServer,
+  startFileServer,
+  startGitServer,
+  type TestRepo,
+} from './gitServer.js';
 export { freePort, type RedisServer, startRedisServer } from './redisServer.js';
 export {
   type RegistryQuery,

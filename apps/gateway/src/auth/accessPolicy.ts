@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Catalog } from '@skillgate/skills';
 import picomatch from 'picomatch';
+import { createCatalogMemo } from '../core/catalogMemo.js';
 import { GatewayError } from '../errors/gatewayError.js';
-import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /**
  * A caller of the gateway: a configured token, or `anonymous` when anonymous access is on. `id` is the identity

@@ -44,5 +44,6 @@ export async function configFrom(flags: Flags, roots: readonly string[] = []): P
     );
     if (!isDir) throw new UsageError(`not a folder: ${roots[index]}`);
   }
-  return { ...config, skills: { ...config.skills, roots: resolved } };
+  // ...and leave the fetched sources out too.
+  return { ...config, skills: { ...config.skills, roots: resolved, sources: [] } };
 }

@@ -1,4 +1,5 @@
 import { ConfigError } from '@skillgate/config';
+import { SourcesError } from '@skillgate/sources';
 import { USAGE, UsageError } from './usage.js';
 
 /** A failed listen() of the server socket (node:net puts the address it tried on the error). */
@@ -36,6 +37,9 @@ export function reportCliError(error: unknown): number {
       process.stderr.write(`skillgate: config error (${error.code}):\n`);
       for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
     }
+  } else if (error instanceof SourcesError) {
+    // The message names the source and the reason (never a token): one line says it.
+    process.stderr.write(`skillgate: ${error.message} (${error.code})\n`);
   } else if (isListenError(error)) {
     process.stderr.write(
       `skillgate: cannot listen on ${error.address}:${error.port}: ${listenReason(error)}\n`,

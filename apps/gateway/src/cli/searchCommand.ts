@@ -1,9 +1,9 @@
 import { buildSkillIndex, MAX_SEARCH_LIMIT } from '@skillgate/skills';
-import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
 import { principalOf } from './principalOf.js';
+import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
 import { upstreamSnapshots } from './upstreamSnapshots.js';
 import { UsageError } from './usage.js';
 
@@ -21,7 +21,7 @@ export async function searchCommand(flags: Flags, positionals: readonly string[]
   }
   const config = await configFrom(flags, positionals.slice(0, -1));
   const principal = principalOf(config, flags.token);
-  const catalog = await buildCatalog(catalogSettings(config), await upstreamSnapshots(config));
+  const catalog = await buildCatalog(await sourcesCatalogSettings(config), await upstreamSnapshots(config));
   const allowed = previewPolicy(config).usableSkillSet(catalog, principal);
   // The same index the gateway builds for this allow-list: only these skills are searched and scored.
   const index = buildSkillIndex(

@@ -1,9 +1,9 @@
-import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { skillsViewOf } from '../skillsExtension/skillsView.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
 import { principalOf } from './principalOf.js';
+import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
 
 /**
  * The Skills extension entries a caller would get, in skills/list order (docs/skills-extension.md): every
@@ -12,7 +12,7 @@ import { principalOf } from './principalOf.js';
 export async function skillsCommand(flags: Flags, roots: readonly string[]): Promise<number> {
   const config = await configFrom(flags, roots);
   const principal = principalOf(config, flags.token);
-  const catalog = await buildCatalog(catalogSettings(config));
+  const catalog = await buildCatalog(await sourcesCatalogSettings(config));
   // The same view skills/list pages (no sessions here, so nothing is unlocked).
   const view = skillsViewOf(previewPolicy(config), catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.

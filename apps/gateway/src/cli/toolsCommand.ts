@@ -1,9 +1,9 @@
 import { DISCLOSURES, type Disclosure } from '@skillgate/skills';
-import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
 import { principalOf } from './principalOf.js';
+import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
 import { upstreamSnapshots } from './upstreamSnapshots.js';
 import { UsageError } from './usage.js';
 
@@ -19,7 +19,7 @@ export async function toolsCommand(flags: Flags, roots: readonly string[]): Prom
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
   const snapshots = await upstreamSnapshots(config);
-  const catalog = await buildCatalog(catalogSettings(config), snapshots);
+  const catalog = await buildCatalog(await sourcesCatalogSettings(config), snapshots);
   // An upstream that could not be reached has no tools to show: say so rather than list nothing silently.
   for (const s of snapshots.filter((u) => u.state !== 'ready')) {
     const why = s.lastError === undefined ? '' : ` (${s.lastError})`;

@@ -17,6 +17,11 @@ Commands:
                                                       all of them or what token NAME (or anonymous) may see
   upstreams [--config FILE] [--json]                  connect to each upstream MCP server; print its state and
                                                       tools (exit 1 when one is down)
+  sources   [check | upgrade [ID...] | sync] [--config FILE] [--json]
+                                                      each git/archive source's pin, digest and whether its
+                                                      remote ref moved; check exits 2 when one moved; upgrade
+                                                      re-resolves and rewrites the lock; sync fetches exactly
+                                                      the lock (image builds, air-gapped starts)
 
 ROOT... are skill folders (each holding one folder per skill); given, they replace skills.roots.
 `;

@@ -1,6 +1,6 @@
-import { catalogSettings } from '../compose/gatewaySettings.js';
-import { buildCatalog } from '../reload/catalogSource.js';
+import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
+import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
 import { upstreamSnapshots } from './upstreamSnapshots.js';
 
 /** `skillgate validate`: every skill problem, one per line; exit 1 on errors. */
@@ -10,7 +10,7 @@ export async function validateCommand(flags: Flags, roots: readonly string[]): P
   if (flags.strict === true) config = { ...config, skills: { ...config.skills, validation: 'strict' } };
   // Configured upstreams are connected once, as `upstreams` does: their listings are checked too (tools
   // left out by the listing bounds, bindings that match nothing).
-  const settings = catalogSettings(config);
+  const settings = await sourcesCatalogSettings(config);
   const catalog = await buildCatalog(
     settings,
     config.upstreams.length === 0 ? settings.configuredUpstreams : await upstreamSnapshots(config),
@@ -18,6 +18,16 @@ export async function validateCommand(flags: Flags, roots: readonly string[]): P
   for (const p of catalog.problems) {
     const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;
     process.stdout.write(`${p.severity.padEnd(7)} ${p.code.padEnd(20)} ${where}: ${p.reason}\n`);
+  }
+  // Each fetched source: how many skills it gives and at which pin (docs/sources.md).
+  const bySource = new Map<string, { commit: string; skills: number }>();
+  for (const { skill } of catalog.skills.values()) {
+    if (skill.origin === undefined) continue;
+    const seen = bySource.get(skill.origin.source) ?? { commit: skill.origin.commit, skills: 0 };
+    bySource.set(skill.origin.source, { ...seen, skills: seen.skills + 1 });
+  }
+  for (const [id, { commit, skills }] of bySource) {
+    process.stdout.write(`source  ${id}: ${skills} skills at ${commit}\n`);
   }
   const errors = catalog.problems.filter((p) => p.severity === 'error').length;
   const warnings = catalog.problems.length - errors;

@@ -1,8 +1,8 @@
 import type { Catalog } from '@skillgate/skills';
 import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger } from 'fastify';
+import type { CatalogSource } from '../core/catalogSource.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
 import { type CatalogChangeTargets, notifyCatalogChange } from '../reload/notifyCatalogChange.js';
 import { watchSkillRoots } from '../reload/skillWatcher.js';
 

@@ -2,11 +2,11 @@ import type { SkillgateConfig, UpstreamConfig } from '@skillgate/config';
 import type { RunnerOptions } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
 import type { UpstreamDefinition } from '@skillgate/upstreams';
+import type { CatalogSettings } from '../core/catalogSource.js';
 import type { DisclosurePickerOptions } from '../disclosure/clientProfiles.js';
 import type { HttpSettings } from '../http/buildApp.js';
 import type { LegacySessionSettings } from '../legacy/liveSessions.js';
 import type { ModernSettings } from '../modern/modernEndpoint.js';
-import type { CatalogSettings } from '../reload/catalogSource.js';
 import type { ReadLimits } from '../tools/toolResults.js';
 
 /**

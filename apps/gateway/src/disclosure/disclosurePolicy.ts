@@ -11,8 +11,8 @@ import {
 } from '@skillgate/skills';
 import type { SessionStore } from '@skillgate/state';
 import { type AccessPolicy, type Principal, viewKeyOf } from '../auth/accessPolicy.js';
-import type { CatalogDiff } from '../reload/catalogDiff.js';
-import { createCatalogMemo } from '../reload/catalogMemo.js';
+import type { CatalogDiff } from '../core/catalogDiff.js';
+import { createCatalogMemo } from '../core/catalogMemo.js';
 
 /** The protocol era of a request: 2025-era sessions (`initialize`) or 2026-07-28 per-request. */
 export type Era = 'legacy' | 'modern';

@@ -1,19 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { ScriptRunner } from '@skillgate/runner';
+import type { SourceReadiness } from '@skillgate/sources';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
+import type { CatalogSource } from '../core/catalogSource.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
-import { LazyAbort } from '../mcp/lazyAbort.js';
 import { createListenStreams } from '../modern/listenStreams.js';
 import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import { LazyChildLogger } from '../observability/lazyChildLogger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { RequestLogController } from '../observability/requestLogController.js';
 import { type OperatorPageOptions, registerOperatorPage } from '../operator/operatorPage.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
+import { LazyAbort } from '../tools/lazyAbort.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
 import { registerJsonBodyParser } from './jsonBodyParser.js';
@@ -66,6 +67,8 @@ export interface AppDeps {
   readonly isReady: () => boolean;
   /** Each upstream MCP server's state for /readyz; a down upstream never makes the gateway unready. */
   readonly upstreams?: () => readonly UpstreamReadiness[];
+  /** Each fetched source's state, commit, digest and last error, for /readyz. */
+  readonly sources?: () => readonly SourceReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
   readonly direct?: boolean;
   /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */

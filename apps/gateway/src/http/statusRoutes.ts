@@ -1,8 +1,9 @@
 import type { ScriptRunner } from '@skillgate/runner';
+import type { SourceReadiness } from '@skillgate/sources';
 import type { FastifyInstance } from 'fastify';
+import type { CatalogSource } from '../core/catalogSource.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 
 /** What the status routes report on. */
@@ -15,9 +16,10 @@ export interface StatusRoutesOptions {
   readonly isReady: () => boolean;
   /** Each upstream MCP server's state; a down upstream never makes the gateway unready. */
   readonly upstreams?: () => readonly UpstreamReadiness[];
+  readonly sources?: () => readonly SourceReadiness[];
 }
 
-/** `/healthz`, `/readyz` (skills, missing roots, sandbox, upstreams) and `/metrics` (Prometheus text). */
+/** `/healthz`, `/readyz` (skills, missing roots, sandbox, upstreams, sources) and `/metrics` (Prometheus text). */
 export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOptions): void {
   const { metrics, sessions } = deps;
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -33,6 +35,7 @@ export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOpt
       ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
       sandbox: deps.runner.isolation ?? null,
       upstreams: deps.upstreams?.() ?? [],
+      sources: deps.sources?.() ?? [],
     };
   });
   app.get('/metrics', async (_request, reply) => {

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
-import { LazyAbort, LazyCallContext } from '../mcp/lazyAbort.js';
 import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
+import { LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
 import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** Where a direct call's answer goes: the session's transport. */

@@ -14,8 +14,8 @@ import { createMcpServer, type McpServerParts } from '../mcp/createMcpServer.js'
 import { boundStrings } from '../observability/boundStrings.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
+import { createRelistWatch } from '../tools/relistWatch.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
-import { createRelistWatch } from './relistWatch.js';
 import { replayInitialize } from './replayInitialize.js';
 import { createSessionDirectAnswers } from './sessionDirectAnswers.js';
 

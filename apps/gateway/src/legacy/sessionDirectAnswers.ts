@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { isRenderedOnce, jsonOf, renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { isRenderedOnce, jsonOf, renderOnce } from '../mcp/renderedJson.js';
 import { readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallContext, ToolCallHandler, ToolListHandler } from '../tools/toolHandlers.js';

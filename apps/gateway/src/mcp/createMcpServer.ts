@@ -1,8 +1,8 @@
 import { McpServer, type Server } from '@modelcontextprotocol/server';
+import type { CatalogSource } from '../core/catalogSource.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
-import type { RelistWatch } from '../legacy/relistWatch.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
+import type { RelistWatch } from '../tools/relistWatch.js';
 import type { ToolHandlers } from '../tools/toolHandlers.js';
 
 /** Name and version the gateway announces (initialize, server/discover). */

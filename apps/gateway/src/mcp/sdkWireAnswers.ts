@@ -6,8 +6,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 import type { Principal } from '../auth/accessPolicy.js';
+import { isRenderedOnce, renderOnce } from '../core/renderedJson.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
-import { isRenderedOnce, renderOnce } from './renderedJson.js';
 
 // What the SDK's Server does to a handler's answer before it writes it, for the direct paths of both eras
 // (modern/directAnswers.ts, legacy/sessionDirectAnswers.ts): the same checks and shapes, so the bytes are

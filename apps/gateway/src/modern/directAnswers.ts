@@ -1,10 +1,10 @@
 import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
-import { type LazyAbort, LazyCallContext } from '../mcp/lazyAbort.js';
-import { isRenderedOnce, objectJsonOf } from '../mcp/renderedJson.js';
+import { createOwnedMemo } from '../core/catalogMemo.js';
+import { isRenderedOnce, objectJsonOf } from '../core/renderedJson.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
-import { createOwnedMemo } from '../reload/catalogMemo.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
+import { type LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
 import type { DirectRequest } from './directRequest.js';
 

@@ -4,12 +4,12 @@ import { type AuthInfo, createMcpHandler, type McpHttpHandler } from '@modelcont
 import type { Disclosure } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
+import { renderOnce } from '../core/renderedJson.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerParts, SERVER_INFO } from '../mcp/createMcpServer.js';
-import type { LazyAbort } from '../mcp/lazyAbort.js';
-import { renderOnce } from '../mcp/renderedJson.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
+import type { LazyAbort } from '../tools/lazyAbort.js';
 import { createDirectAnswers } from './directAnswers.js';
 import type { DirectRequest } from './directRequest.js';
 import { createListenAudiences } from './listenAudiences.js';

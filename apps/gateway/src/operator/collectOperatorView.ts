@@ -52,6 +52,8 @@ export interface SkillRow {
   readonly description: string;
   readonly dir: string;
   readonly upstream?: string;
+  /** The source a fetched skill comes from and its pinned commit (docs/sources.md). */
+  readonly origin?: { readonly source: string; readonly commit: string };
   readonly files: readonly { readonly path: string; readonly size: number; readonly isScript: boolean }[];
   readonly moreFiles: number;
   readonly problems: readonly Problem[];
@@ -131,6 +133,7 @@ export async function collectOperatorView(
       description: entry.skill.description,
       dir: entry.skill.dir,
       ...(entry.upstream === undefined ? {} : { upstream: entry.upstream }),
+      ...(entry.skill.origin === undefined ? {} : { origin: entry.skill.origin }),
       files: entry.skill.files
         .slice(0, PAGE_LIMITS.filesPerSkill)
         .map((f) => ({ path: f.path, size: f.size, isScript: f.isScript })),

@@ -60,6 +60,10 @@ const skillRow = (row: SkillRow, view: OperatorView): SafeHtml => {
       : html` <span class="badge ${errors > 0 ? 'bad' : 'warn'}">${row.problems.length} problem${row.problems.length === 1 ? '' : 's'}</span>`;
   return html`<details class="skill" data-skill="${row.name}"><summary><b>${row.name}</b>${badge}${
     row.upstream === undefined ? '' : html` <span class="badge">upstream ${row.upstream}</span>`
+  }${
+    row.origin === undefined
+      ? ''
+      : html` <span class="badge" data-source="${row.origin.source}" title="${row.origin.commit}">source ${row.origin.source} @ ${row.origin.commit.replace(/^sha256:/, '').slice(0, 12)}</span>`
   }<span class="desc">${row.description}</span></summary><div class="body"><dl class="surfaces">${SURFACES.map(
     (s) =>
       html`<dt>${surfaceLabel(s, view)}</dt><dd>${toolList(row.surfaces[s], html` data-surface="${s}"`)}</dd>`,

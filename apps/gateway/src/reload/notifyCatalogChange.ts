@@ -1,12 +1,12 @@
 import type { Catalog } from '@skillgate/skills';
 import type { SessionStore } from '@skillgate/state';
+import { diffCatalogs, isEmptyDiff } from '../core/catalogDiff.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import {
   notifySkillsChange,
   type SkillsChangeNotifier,
   type SkillsChangeTargets,
-} from '../skillsExtension/notifySkillsChange.js';
-import { diffCatalogs, isEmptyDiff } from './catalogDiff.js';
+} from './notifySkillsChange.js';
 
 /** Where list changes go besides legacy sessions: the 2026-07-28 subscriptions/listen streams. */
 export interface ModernNotifier extends SkillsChangeNotifier {

@@ -13,10 +13,10 @@ import {
 import type { SkillPrompt } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import type { CatalogSource } from '../core/catalogSource.js';
+import { renderOnce } from '../core/renderedJson.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
-import { renderOnce } from '../mcp/renderedJson.js';
 import { boundStrings } from '../observability/boundStrings.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
 import type { ReadLimits } from '../tools/toolResults.js';
 import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';

@@ -2,9 +2,9 @@ import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import type { Catalog, SkillPrompt } from '@skillgate/skills';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
+import { createCatalogMemo } from '../core/catalogMemo.js';
+import { renderOnce } from '../core/renderedJson.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
-import { renderOnce } from '../mcp/renderedJson.js';
-import { createCatalogMemo } from '../reload/catalogMemo.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
 export interface SkillsView {

@@ -1,9 +1,9 @@
 import type { RunProgress, ScriptRunner } from '@skillgate/runner';
 import type { Catalog, ToolTarget } from '@skillgate/skills';
 import type { JobRegistry, SessionStore } from '@skillgate/state';
+import type { CatalogSource } from '../core/catalogSource.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { CatalogSource } from '../reload/catalogSource.js';
 import type { SkillSearch } from './skillSearch.js';
 import type { ReadLimits } from './toolResults.js';
 import type { UpstreamCaller, UpstreamCallLabels, UpstreamProgress } from './upstreamCalls.js';

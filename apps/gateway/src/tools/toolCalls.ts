@@ -8,10 +8,10 @@ import {
   type ToolKind,
   type ToolTarget,
 } from '@skillgate/skills';
+import { createOwnedMemo } from '../core/catalogMemo.js';
+import { renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
-import { renderOnce } from '../mcp/renderedJson.js';
-import { createOwnedMemo } from '../reload/catalogMemo.js';
 import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';

@@ -11,12 +11,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
-import type { RelistWatch } from '../legacy/relistWatch.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { RecentCall, RecentCalls } from '../observability/recentCalls.js';
 import { writesAt } from '../observability/writesAt.js';
 import type { CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
+import type { RelistWatch } from './relistWatch.js';
 import { callTool } from './toolCalls.js';
 import type { UpstreamProgress } from './upstreamCalls.js';
 

@@ -2,7 +2,7 @@ import { parseConfig } from '@skillgate/config';
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../src/auth/accessPolicy.js';
 import { catalogSettings } from '../../src/compose/gatewaySettings.js';
-import { buildCatalog } from '../../src/reload/catalogSource.js';
+import { buildCatalog } from '../../src/core/catalogSource.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
 
 describe('views are cached per grant set, not per subject', () => {

@@ -6,6 +6,7 @@ import {
 } from '@skillgate/skills';
 import { z } from 'zod';
 import { count } from './fieldTypes.js';
+import { sourcesKeys } from './sourcesSchema.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
 const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager', 'search'] as const;
@@ -81,4 +82,5 @@ export const skillsSchema = z.strictObject({
     .describe(
       'Start even if a skill root does not exist or is not a folder (/readyz names it); by default that fails start-up.',
     ),
+  ...sourcesKeys,
 });

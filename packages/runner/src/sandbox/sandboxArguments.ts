@@ -72,9 +72,10 @@ export function sandboxArguments(spec: SandboxSpec): string[] {
   ];
 }
 
-// Whether the working directory lies in a mount (then the mount provides it).
+// Whether the working directory lies in a mount, a system directory included (then the mount provides it,
+// and a read-only one could not take a new directory anyway).
 function covered(spec: SandboxSpec): boolean {
-  return [...spec.readOnly, ...(spec.writable ?? [])].some(
+  return [...spec.layout.visible, ...spec.readOnly, ...(spec.writable ?? [])].some(
     (path) => spec.cwd === path || spec.cwd.startsWith(path.endsWith('/') ? path : `${path}/`),
   );
 }

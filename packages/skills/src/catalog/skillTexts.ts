@@ -34,8 +34,12 @@ export interface UpstreamPart {
 const NO_UPSTREAMS: UpstreamPart = { calls: [], upstreams: [] };
 const SUMMARY_CHARS = 200;
 
+/** The footer of a fetched skill: which source and commit the agent is reading (docs/sources.md). */
+const originFooter = (skill: Skill): string =>
+  skill.origin === undefined ? '' : `\n\nSource: "${skill.origin.source}" at ${skill.origin.commit}`;
+
 const withBody = (skill: Skill, rest: string): string =>
-  skill.body === '' ? rest : `${skill.body}\n\n${rest}`;
+  (skill.body === '' ? rest : `${skill.body}\n\n${rest}`) + originFooter(skill);
 
 const oneLine = (text: string): string => {
   const line = text.replace(/\s+/g, ' ').trim();

@@ -51,6 +51,9 @@ function frontmatterIssue(skill: Skill): string | undefined {
 const byUri = (a: SkillResourceEntry, b: SkillResourceEntry): number =>
   a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0;
 
+/** The `_meta` key of a skills/list entry naming the source a fetched skill comes from. */
+const SOURCE_META_KEY = 'io.skillgate/source';
+
 /** Every file's URI, digest and size, sorted by URI; undefined when the skill was loaded without digests. */
 function manifest(skillName: string, files: readonly SkillFile[]): SkillResourceEntry[] | undefined {
   const resources: SkillResourceEntry[] = [];
@@ -87,6 +90,9 @@ export function buildSkillEntry(skill: Skill): SkillEntryResult {
     uri: skillUri(skill.name, 'SKILL.md'),
     frontmatter: skill.frontmatter as SkillEntry['frontmatter'],
     resources,
+    ...(skill.origin === undefined
+      ? {}
+      : { _meta: { [SOURCE_META_KEY]: { id: skill.origin.source, commit: skill.origin.commit } } }),
   };
   return { entry, problems };
 }

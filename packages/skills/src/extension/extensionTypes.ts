@@ -16,6 +16,8 @@ export interface SkillEntry {
   readonly frontmatter: Readonly<{ name: string; description: string; [key: string]: unknown }>;
   /** SKILL.md and every served file, each once, sorted by URI; `dynamic` when built without digests. */
   readonly resources: readonly SkillResourceEntry[] | 'dynamic';
+  /** For a skill fetched from a source: `{ "io.skillgate/source": { id, commit } }` (docs/sources.md). */
+  readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 /** What a `skill://` URI names: a served file (SKILL.md included) of a catalog skill. */

@@ -6,7 +6,8 @@ import { isInside } from '../files/isInside.js';
 import { looksBinary } from '../files/looksBinary.js';
 import { readBounded } from '../files/readBounded.js';
 import { sha256Digest } from '../files/sha256Digest.js';
-import type { LoadResult, LoadSkillsOptions, Problem, Skill, SkillFile } from './loadTypes.js';
+import { globMatcher } from '../names/globMatcher.js';
+import type { LoadResult, LoadSkillsOptions, Problem, Skill, SkillFile, SkillOrigin } from './loadTypes.js';
 import { mapInOrder } from './mapInOrder.js';
 import { noSkillMdProblem } from './noSkillMdProblem.js';
 import { parseSkillMd } from './parseSkillMd.js';
@@ -32,11 +33,21 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult
   const problems: Problem[] = [];
   const byName = new Map<string, Skill>();
   // The same root listed twice would only clash with itself.
-  const roots = [...new Set(options.roots.map((root) => resolve(root)))];
-  for (const root of roots) {
-    const dirNames = await listSkillDirs(root, options, problems);
+  const plain = [...new Set(options.roots.map((root) => resolve(root)))].map((dir) => ({ dir }));
+  const fetched = (options.sources ?? []).map((s) => ({
+    dir: resolve(s.dir),
+    origin: s.origin,
+    takes: takesSkill(s.skills),
+  }));
+  const roots: Array<{ dir: string; origin?: SkillOrigin; takes?: (name: string) => boolean }> = [
+    ...plain,
+    ...fetched,
+  ];
+  for (const { dir: root, origin, takes } of roots) {
+    const listed = await listSkillDirs(root, options, problems);
+    const dirNames = takes === undefined ? listed : listed.filter(takes);
     const loaded = await mapInOrder(dirNames, PARALLEL_SKILLS, (dirName) =>
-      loadSkill(root, dirName, options),
+      loadSkill(root, dirName, options, origin),
     );
     for (const { skill, problems: found } of loaded) {
       problems.push(...found);
@@ -58,6 +69,13 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult
     }
   }
   return { skills, problems };
+}
+
+/** A source's `skills` globs as one test of a folder name; none: every folder. */
+function takesSkill(globs: readonly string[] | undefined): ((name: string) => boolean) | undefined {
+  if (globs === undefined || globs.length === 0) return undefined;
+  const matchers = globs.map(globMatcher);
+  return (name) => matchers.some((matches) => matches(name));
 }
 
 /** The names of the skill directories of a root, sorted; dot-directories and plain files are ignored. */
@@ -93,7 +111,12 @@ async function listSkillDirs(
   }
 }
 
-async function loadSkill(root: string, dirName: string, options: LoadSkillsOptions): Promise<LoadedSkill> {
+async function loadSkill(
+  root: string,
+  dirName: string,
+  options: LoadSkillsOptions,
+  origin: SkillOrigin | undefined,
+): Promise<LoadedSkill> {
   const dir = join(root, dirName);
   const file = join(dir, 'SKILL.md');
   const timeout = { timeoutMs: options.fileTimeoutMs };
@@ -161,7 +184,15 @@ async function loadSkill(root: string, dirName: string, options: LoadSkillsOptio
     ...(options.digests === false ? {} : { digest: sha256Digest(read.bytes) }),
   };
   return {
-    skill: { ...parsed.skill, dir, realDir: dirReal, root, files: scan.files, skillMd },
+    skill: {
+      ...parsed.skill,
+      dir,
+      realDir: dirReal,
+      root,
+      files: scan.files,
+      skillMd,
+      ...(origin === undefined ? {} : { origin }),
+    },
     problems: [...parsed.problems, ...scan.problems],
   };
 }

@@ -60,6 +60,23 @@ export interface SkillFile {
   readonly digest?: string;
 }
 
+/** Where a fetched skill came from (docs/sources.md): its source's id and the commit (or archive sha256). */
+export interface SkillOrigin {
+  /** The source's `id` in `skills.sources`. */
+  readonly source: string;
+  /** The pinned git commit, or `sha256:<hex>` of an archive. */
+  readonly commit: string;
+}
+
+/** A fetched source's folder, served after the plain roots; only the skill folders its globs take. */
+export interface SourceRoot {
+  /** The folder holding one folder per skill (a verified cache entry). */
+  readonly dir: string;
+  readonly origin: SkillOrigin;
+  /** Globs over skill folder names (`*`, `?`); empty or absent: every folder. */
+  readonly skills?: readonly string[];
+}
+
 /** A parsed, validated skill. */
 export interface Skill {
   readonly name: string;
@@ -81,6 +98,8 @@ export interface Skill {
   /** Absolute path of the root the skill was found in. */
   readonly root: string;
   readonly files: readonly SkillFile[];
+  /** Set when the skill comes from a fetched source rather than a local root. */
+  readonly origin?: SkillOrigin;
 }
 
 /** What loading a set of roots produced: the servable skills and every problem found. */
@@ -93,6 +112,8 @@ export interface LoadResult {
 export interface LoadSkillsOptions {
   /** Skill roots in precedence order: on a name clash the first root wins. */
   readonly roots: readonly string[];
+  /** Fetched sources, served after `roots` in this order (the first still wins a name clash). */
+  readonly sources?: readonly SourceRoot[];
   readonly validation: Validation;
   /** Extensions with a configured interpreter (`.py`); when given, only runnable files under `scripts/` are scripts. */
   readonly interpreterExtensions?: readonly string[];

@@ -8,6 +8,7 @@ import {
   type LoadSkillsOptions,
   loadSkills,
   type Skill,
+  type SourceRoot,
   type UpstreamSnapshot,
 } from '@skillgate/skills';
 
@@ -86,6 +87,8 @@ export interface CatalogSourceOptions {
   readonly upstreams?: () => readonly UpstreamSnapshot[];
   /** Called when a reload has read its skills and starts building the catalog from them. */
   readonly onBuilding?: (skills: number) => void;
+  /** The fetched sources' verified folders now (a followed branch moves them); default: the settings'. */
+  readonly sourceRoots?: () => readonly SourceRoot[];
 }
 
 /**
@@ -97,7 +100,10 @@ export async function createCatalogSource(
   options: CatalogSourceOptions = {},
 ): Promise<CatalogSource> {
   const upstreams = options.upstreams ?? (() => settings.configuredUpstreams);
-  const first = await loadSkills(settings.load);
+  const { sourceRoots } = options;
+  const load = (): LoadSkillsOptions =>
+    sourceRoots === undefined ? settings.load : { ...settings.load, sources: sourceRoots() };
+  const first = await loadSkills(load());
   let current = createCatalog(first.skills, {
     ...settings.build,
     problems: first.problems,
@@ -111,7 +117,7 @@ export async function createCatalogSource(
   // The one rebuild waiting for the running one, and whether it reads the roots again.
   let waiting: { promise: Promise<Catalog>; skills: boolean } | undefined;
   const reloadOnce = async (readSkills: boolean): Promise<Catalog> => {
-    if (readSkills) lastLoad = keepLastGood(current, await loadSkills(settings.load));
+    if (readSkills) lastLoad = keepLastGood(current, await loadSkills(load()));
     const { skills, problems } = lastLoad;
     options.onBuilding?.(skills.length);
     // In slices: every client is served while a large catalog is rebuilt (docs/limits.md, "Reloads").

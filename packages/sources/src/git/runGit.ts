@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { SourcesError } from '../sourcesError.js';
+
+/** Options of runGit. */
+export interface RunGitOptions {
+  /** The source the run is for (named in errors). */
+  readonly source: string;
+  /** Repository URL: `-c` settings that allow file URLs or carry a token are scoped to it. */
+  readonly url: string;
+  /** Token sent as HTTP basic `x-access-token:<token>`, to `url` only. */
+  readonly token?: string;
+  readonly cwd: string;
+  /** Absolute deadline (ms since the epoch) the run is killed at. */
+  readonly deadline: number;
+  /** Variables passed on from the gateway's environment (PATH, proxies, ssh agent). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+// What git may see of the gateway's environment: enough to find itself, reach a proxy and use an ssh agent.
+const PASSED = ['PATH', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
+const PASSED_SSH = ['SSH_AUTH_SOCK'];
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The environment of every git run: no user or system config, no prompts, no LFS downloads, and the
+ * settings below through GIT_CONFIG_* so that a token never shows in the process list.
+ */
+function gitEnv(options: RunGitOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    HOME: '/nonexistent',
+    LANG: 'C',
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'true',
+    SSH_ASKPASS: 'true',
+    GIT_LFS_SKIP_SMUDGE: '1',
+    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=yes',
+  };
+  for (const name of [...PASSED, ...PASSED_SSH]) {
+    const value = options.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  const settings: Array<[string, string]> = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.symlinks', 'false'],
+    ['core.fsmonitor', 'false'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false'],
+    ['protocol.ext.allow', 'never'],
+    ['credential.helper', ''],
+    ['advice.detachedHead', 'false'],
+  ];
+  // File URLs only for a source that names one (git refuses them by default in some places).
+  if (options.url.startsWith('file:')) settings.push(['protocol.file.allow', 'always']);
+  if (options.token !== undefined) {
+    const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
+    settings.push([`http.${options.url}.extraHeader`, `Authorization: Basic ${basic}`]);
+  }
+  env.GIT_CONFIG_COUNT = String(settings.length);
+  for (const [index, [key, value]] of settings.entries()) {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  }
+  return env;
+}
+
+/** The last lines git wrote to stderr, with anything shaped like a credential removed. */
+function gitReason(stderr: string, token: string | undefined): string {
+  let text = stderr;
+  if (token !== undefined && token !== '') text = text.split(token).join('***');
+  text = text.replace(/(\/\/)[^/@\s]+@/g, '$1***@');
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('hint:'));
+  return lines.slice(-2).join(' ') || 'git failed';
+}
+
+/** Runs one git command with the safe environment; resolves with its stdout, rejects with a SourcesError. */
+export function runGit(args: readonly string[], options: RunGitOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: options.cwd,
+      env: gitEnv(options),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let err = '';
+    let timedOut = false;
+    const kill = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        kill();
+      },
+      Math.max(0, options.deadline - Date.now()),
+    );
+    child.stdout.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > MAX_OUTPUT_BYTES) kill();
+      else out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err = (err + chunk.toString('utf8')).slice(-8192);
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(
+        new SourcesError('FETCH_FAILED', `cannot run git (${error.message})`, { source: options.source }),
+      );
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (timedOut) {
+        reject(
+          new SourcesError('TIMEOUT', 'git ran past skills.fetch_timeout_seconds', {
+            source: options.source,
+          }),
+        );
+      } else if (code !== 0) {
+        reject(
+          new SourcesError('FETCH_FAILED', `git ${args[0]} failed: ${gitReason(err, options.token)}`, {
+            source: options.source,
+          }),
+        );
+      } else resolve(Buffer.concat(out).toString('utf8'));
+    });
+  });
+}
