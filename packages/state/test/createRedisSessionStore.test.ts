@@ -96,8 +96,8 @@ describe('createRedisSessionStore', () => {
     const two = await replica(prefix);
     await one.create(record('s1'));
     expect((await two.get('s1'))?.principal).toBe('anonymous');
-    expect(await one.unlock('s1', 'pdf')).toBe(true);
-    expect(await two.unlock('s1', 'pdf')).toBe(false);
+    expect((await one.unlock('s1', 'pdf')).added).toBe(true);
+    expect((await two.unlock('s1', 'pdf')).added).toBe(false);
     expect([...(await two.unlocked('s1'))]).toEqual(['pdf']);
     expect((await two.unlocked('nobody')).size).toBe(0);
     await two.delete('s1');
