@@ -260,7 +260,9 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     unlockEffect(catalog, audience) {
       const matters = unlocksMatter(catalog, audience);
       const limit = matters ? unlockLimit(catalog, audience.principal) : undefined;
-      return limit === undefined ? { record: matters, notify: matters } : { record: true, notify: true, limit };
+      return limit === undefined
+        ? { record: matters, notify: matters }
+        : { record: true, notify: true, limit };
     },
     infoText(catalog, entry, audience) {
       switch (modeOfAudience(catalog, audience)) {

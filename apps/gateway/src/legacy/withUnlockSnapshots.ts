@@ -33,7 +33,8 @@ export function withUnlockSnapshots(store: SessionStore, maxEntries: number): Se
     async unlock(scopeKey, skill, limit) {
       // Without a limit recency does not matter, so a skill already unlocked needs no write; with one, a repeated
       // get_info makes the skill the most recently used, which only the store can record.
-      if (limit === undefined && snapshots.get(scopeKey)?.has(skill) === true) return { added: false, dropped: [] };
+      if (limit === undefined && snapshots.get(scopeKey)?.has(skill) === true)
+        return { added: false, dropped: [] };
       const outcome = await store.unlock(scopeKey, skill, limit);
       const snapshot = snapshots.get(scopeKey);
       if (snapshot !== undefined) {

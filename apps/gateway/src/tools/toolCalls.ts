@@ -210,7 +210,10 @@ function findFile(call: Call, skill: string, path: string): { file: SkillFile } 
 async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResult> {
   const { parts, audience } = call;
   const effect = parts.disclosure.unlockEffect(call.catalog, audience);
-  if (effect.record && (await parts.unlocks.unlock(audience.scopeKey, entry.skill.name, effect.limit)).added) {
+  if (
+    effect.record &&
+    (await parts.unlocks.unlock(audience.scopeKey, entry.skill.name, effect.limit)).added
+  ) {
     // Under tools.max_listed the unlock may have dropped the least recently used skills: still one list_changed.
     parts.metrics.inc('skillgate_unlocks_total');
     // One notification, on this request's stream, so clients without a GET stream get it too.
