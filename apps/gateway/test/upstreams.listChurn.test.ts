@@ -34,6 +34,8 @@ describe('an upstream whose tool list churns', () => {
           {
             id: 'churn',
             command: [process.execPath, HOSTILE, 'churn', '--every', '120', '--clashes', String(CLASHES)],
+            // 601 tools: over the default max_tools (256), which would drop most clashing pairs.
+            max_tools: 1024,
           },
           { id: 'healthy', command: [process.execPath, HOSTILE, 'spy'] },
         ],

@@ -375,6 +375,9 @@ describe('parseConfig cross-field checks', () => {
         max_concurrent: 8,
         max_concurrent_per_principal: 4,
         max_result_bytes: 1_048_576,
+        max_tools: 256,
+        max_tool_schema_bytes: 16_384,
+        max_tool_description_bytes: 4096,
       },
     ]);
   });

@@ -59,4 +59,9 @@ export {
   type SkillSearchPage,
 } from './search/skillIndex.js';
 export { SkillsError } from './skillsError.js';
-export type { UpstreamSnapshot, UpstreamState, UpstreamTool } from './upstreams/upstreamTypes.js';
+export type {
+  DroppedTool,
+  UpstreamSnapshot,
+  UpstreamState,
+  UpstreamTool,
+} from './upstreams/upstreamTypes.js';

@@ -63,6 +63,18 @@ export interface UpstreamDefinition {
   /** Slots one principal may hold at once (capped at maxConcurrent). */
   readonly maxConcurrentPerPrincipal: number;
   readonly maxResultBytes: number;
+  /** Bounds of its tool listing (docs/limits.md); defaults apply when left out. */
+  readonly listing?: ListingBounds;
+}
+
+/** How much of an upstream's tools/list the gateway keeps. */
+export interface ListingBounds {
+  /** Most tools kept, in listing order; the rest are dropped and reported. */
+  readonly maxTools: number;
+  /** Largest input plus output schema of one tool (JSON bytes); a larger tool is dropped and reported. */
+  readonly maxSchemaBytes: number;
+  /** Longest description kept (UTF-8 bytes); a longer one is cut. */
+  readonly maxDescriptionBytes: number;
 }
 
 /** A line the pool wants logged (the gateway passes its logger in). */

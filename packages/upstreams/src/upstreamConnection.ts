@@ -59,7 +59,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const log = (level: 'info' | 'warn', message: string, fields: Record<string, unknown> = {}): void => {
     options.logger?.[level]({ upstream: definition.id, ...fields }, message);
   };
-  const exposedTools = createExposedTools(definition.tools);
+  const exposedTools = createExposedTools(definition.tools, definition.listing);
   // The runner's slot pool: a per-principal share, so one tenant cannot hold every slot of the upstream;
   // waiting for a slot counts against the call's timeout.
   const slots = createSlotPool({
@@ -112,7 +112,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     try {
       const listed = await current.listTools(undefined, { cacheMode: 'bypass' });
       if (gen !== generation) return;
-      status.update({ tools: exposedTools(listed.tools) });
+      status.update(exposedTools(listed.tools));
     } catch (error) {
       fail(gen, `tools/list failed: ${describeError(error)}`);
     }
@@ -176,7 +176,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         lastError: undefined,
         instructions: current.getInstructions(),
         serverInfo: serverInfoOf(current),
-        tools: exposedTools(listed.tools),
+        ...exposedTools(listed.tools),
       });
       // A modern connection hears list changes on a subscriptions/listen stream; its loss is the server's.
       void current.autoOpenedSubscription?.closed.then((how) => {

@@ -1,4 +1,4 @@
-import type { UpstreamSnapshot, UpstreamState, UpstreamTool } from '@skillgate/skills';
+import type { DroppedTool, UpstreamSnapshot, UpstreamState, UpstreamTool } from '@skillgate/skills';
 import type { UpstreamDefinition } from './types.js';
 
 /** What changed of an upstream; a key left out keeps its value (`lastError: undefined` clears it). */
@@ -6,6 +6,8 @@ export interface UpstreamStatusChange {
   readonly state?: UpstreamState;
   readonly lastError?: string | undefined;
   readonly tools?: readonly UpstreamTool[];
+  /** Tools of the last listing left out by the listing bounds (set with tools). */
+  readonly dropped?: readonly DroppedTool[];
   readonly instructions?: string | undefined;
   readonly serverInfo?: UpstreamSnapshot['serverInfo'];
 }
@@ -34,6 +36,7 @@ export function createUpstreamStatus(options: UpstreamStatusOptions): UpstreamSt
   let state: UpstreamState = 'connecting';
   let lastError: string | undefined;
   let tools: readonly UpstreamTool[] = [];
+  let dropped: readonly DroppedTool[] = [];
   let toolNames = new Set<string>();
   let instructions: string | undefined;
   let serverInfo: UpstreamSnapshot['serverInfo'];
@@ -49,6 +52,7 @@ export function createUpstreamStatus(options: UpstreamStatusOptions): UpstreamSt
       ...(instructions === undefined ? {} : { instructions }),
       ...(serverInfo === undefined ? {} : { serverInfo }),
       tools,
+      ...(dropped.length === 0 ? {} : { dropped }),
     });
     return cached;
   };
@@ -68,6 +72,7 @@ export function createUpstreamStatus(options: UpstreamStatusOptions): UpstreamSt
       if ('lastError' in change) lastError = change.lastError;
       if ('instructions' in change) instructions = change.instructions;
       if ('serverInfo' in change) serverInfo = change.serverInfo;
+      if (change.dropped !== undefined) dropped = change.dropped;
       if (change.tools !== undefined) {
         tools = change.tools;
         toolNames = new Set(tools.map((t) => t.name));
@@ -79,7 +84,8 @@ export function createUpstreamStatus(options: UpstreamStatusOptions): UpstreamSt
         before.state !== after.state ||
         before.lastError !== after.lastError ||
         before.instructions !== after.instructions ||
-        JSON.stringify(before.tools) !== JSON.stringify(after.tools)
+        JSON.stringify(before.tools) !== JSON.stringify(after.tools) ||
+        JSON.stringify(before.dropped) !== JSON.stringify(after.dropped)
       ) {
         options.changed();
       }

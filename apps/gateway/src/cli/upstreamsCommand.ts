@@ -14,6 +14,8 @@ export async function upstreamsCommand(flags: Flags): Promise<number> {
       s.serverInfo === undefined ? '' : ` — ${s.serverInfo.name} ${s.serverInfo.version ?? ''}`.trimEnd();
     process.stdout.write(`${s.id}: ${s.state}${server} (${s.tools.length} tools, skill: ${s.skill})\n`);
     if (s.lastError !== undefined) process.stdout.write(`  error: ${s.lastError}\n`);
+    for (const dropped of s.dropped ?? [])
+      process.stdout.write(`  dropped: ${dropped.name} (${dropped.reason})\n`);
     for (const tool of s.tools) {
       const line = (tool.description ?? '').split('\n')[0]?.slice(0, 100) ?? '';
       process.stdout.write(`  ${tool.name}${line === '' ? '' : `  ${line}`}\n`);

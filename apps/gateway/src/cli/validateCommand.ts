@@ -1,13 +1,20 @@
 import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
+import { upstreamSnapshots } from './upstreamSnapshots.js';
 
 /** `skillgate validate`: every skill problem, one per line; exit 1 on errors. */
 export async function validateCommand(flags: Flags, roots: readonly string[]): Promise<number> {
   let config = await configFrom(flags, roots);
   // --strict overrides the config's validation for this run only.
   if (flags.strict === true) config = { ...config, skills: { ...config.skills, validation: 'strict' } };
-  const catalog = await buildCatalog(await sourcesCatalogSettings(config));
+  // Configured upstreams are connected once, as `upstreams` does: their listings are checked too (tools
+  // left out by the listing bounds, bindings that match nothing).
+  const settings = await sourcesCatalogSettings(config);
+  const catalog = await buildCatalog(
+    settings,
+    config.upstreams.length === 0 ? settings.configuredUpstreams : await upstreamSnapshots(config),
+  );
   for (const p of catalog.problems) {
     const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;
     process.stdout.write(`${p.severity.padEnd(7)} ${p.code.padEnd(20)} ${where}: ${p.reason}\n`);

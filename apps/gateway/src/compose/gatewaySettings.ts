@@ -49,6 +49,11 @@ const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
   maxConcurrent: u.max_concurrent,
   maxConcurrentPerPrincipal: u.max_concurrent_per_principal,
   maxResultBytes: u.max_result_bytes,
+  listing: {
+    maxTools: u.max_tools,
+    maxSchemaBytes: u.max_tool_schema_bytes,
+    maxDescriptionBytes: u.max_tool_description_bytes,
+  },
 });
 
 /** What the config alone says of an upstream, before any connection: enough to name its auto skill. */

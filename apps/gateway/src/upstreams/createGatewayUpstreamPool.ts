@@ -37,14 +37,17 @@ export interface UpstreamReadiness {
   readonly state: string;
   readonly tools: number;
   readonly last_error: string | null;
+  /** Tools of its listing left out by its listing bounds (docs/limits.md); only when there are any. */
+  readonly dropped_tools?: number;
 }
 
-/** The upstreams part of /readyz: `[{ id, state, tools, last_error }]`. */
+/** The upstreams part of /readyz: `[{ id, state, tools, last_error, dropped_tools? }]`. */
 export function upstreamReadiness(pool: Pick<UpstreamPool, 'snapshots'>): readonly UpstreamReadiness[] {
   return pool.snapshots().map((s) => ({
     id: s.id,
     state: s.state,
     tools: s.tools.length,
     last_error: s.lastError ?? null,
+    ...(s.dropped === undefined ? {} : { dropped_tools: s.dropped.length }),
   }));
 }

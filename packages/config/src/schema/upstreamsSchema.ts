@@ -107,6 +107,20 @@ const upstreamSchema = z
       .max(268_435_456)
       .default(1_048_576)
       .describe('Largest call result (JSON bytes); a larger one is RESULT_TOO_LARGE.'),
+    max_tools: count()
+      .max(100_000)
+      .default(256)
+      .describe('Most tools of the upstream kept, in listing order; the rest are dropped and reported.'),
+    max_tool_schema_bytes: count(256)
+      .max(16_777_216)
+      .default(16_384)
+      .describe(
+        'Largest input plus output schema of one tool (JSON bytes); a larger tool is dropped and reported.',
+      ),
+    max_tool_description_bytes: count(64)
+      .max(1_048_576)
+      .default(4096)
+      .describe('Longest tool description kept (UTF-8 bytes); a longer one is cut.'),
   })
   .superRefine((upstream, ctx) => {
     if ((upstream.url === undefined) === (upstream.command === undefined)) {
@@ -129,7 +143,7 @@ export const upstreamsSchema = z
   .max(256)
   .default([])
   .describe(
-    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: 4, max_result_bytes: 1048576 }.',
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: 4, max_result_bytes: 1048576, max_tools: 256, max_tool_schema_bytes: 16384, max_tool_description_bytes: 4096 }.',
   )
   .superRefine((upstreams, ctx) => {
     const seen = new Set<string>();

@@ -227,6 +227,17 @@ function upstreamsById(
       continue;
     }
     byId.set(upstream.id, upstream);
+    const dropped = upstream.dropped ?? [];
+    if (dropped.length > 0) {
+      const shown = dropped.slice(0, 5).map((d) => `${JSON.stringify(d.name)} (${d.reason})`);
+      const more = dropped.length > shown.length ? ` and ${dropped.length - shown.length} more` : '';
+      problems.push({
+        severity: 'warning',
+        code: 'UPSTREAM_TOOLS_DROPPED',
+        file: `upstream:${upstream.id}`,
+        reason: `upstream "${upstream.id}" lists ${dropped.length} tools the gateway leaves out: ${shown.join(', ')}${more}`,
+      });
+    }
   }
   return byId;
 }

@@ -20,7 +20,8 @@ export type ProblemCode =
   | 'SKILL_NOT_PUBLISHED'
   | 'SKILL_OVER_LIMITS'
   | 'UPSTREAM_UNKNOWN'
-  | 'UPSTREAM_BINDING_EMPTY';
+  | 'UPSTREAM_BINDING_EMPTY'
+  | 'UPSTREAM_TOOLS_DROPPED';
 
 /** One problem, located by file and (when it is about frontmatter) field. */
 export interface Problem {

@@ -31,4 +31,13 @@ export interface UpstreamSnapshot {
   readonly serverInfo?: { readonly name: string; readonly title?: string; readonly version?: string };
   /** Already narrowed by the configured `tools` globs; the last known list while down. */
   readonly tools: readonly UpstreamTool[];
+  /** Tools of its listing left out by the upstream's bounds (max_tools, schema and name bounds, repeats). */
+  readonly dropped?: readonly DroppedTool[];
+}
+
+/** A tool of an upstream's listing that the gateway left out, and why. */
+export interface DroppedTool {
+  /** The tool's name, cut to 128 characters. */
+  readonly name: string;
+  readonly reason: string;
 }
