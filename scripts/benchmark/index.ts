@@ -15,6 +15,7 @@ import { operatorPageBench } from './operatorPage.js';
 import { replicas } from './replicas.js';
 import { searchBench } from './searchPhase.js';
 import { skillsListBench } from './skillsList.js';
+import { sourcesBench } from './sourcesPhase.js';
 import {
   type BenchServer,
   generateSkills,
@@ -729,6 +730,7 @@ try {
   results.oauth = await oauthBench({ root: hundred, seconds: QUICK ? 2 : 5, row, fmt });
   await scriptOverhead(small, QUICK ? 30 : 200);
   results.search = await searchBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
+  results.sources = await sourcesBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
 } finally {
   for (const root of [small, hundred, thousand, tenThousand, thousandByTen])
     if (root !== undefined) await rm(root, { recursive: true, force: true });

@@ -97,9 +97,23 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     });
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
+  let sessions: LiveSessions | undefined;
+  // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
+  const state = await startSharedState({
+    config,
+    env,
+    log,
+    onSessionEnded: (id, why) => void sessions?.close(id, why),
+  });
   // Git and archive sources are fetched and verified before the first catalog: one that cannot be served
-  // fails the start, naming it (docs/sources.md).
-  const sources = await startSources({ config, env, log });
+  // fails the start, naming it (docs/sources.md). Without a lock file, replicas serve the commit the first
+  // of them resolved (the state backend's pins).
+  const sources = await startSources({ config, env, log, shared: state.pins }).catch(
+    async (error: unknown) => {
+      await state.close();
+      throw error;
+    },
+  );
   const tokens = resolveAuthTokens(config, env);
   const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
@@ -129,14 +143,6 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     log[problem.severity === 'error' ? 'error' : 'warn']({ problem }, `skill problem: ${problem.reason}`);
   }
 
-  let sessions: LiveSessions | undefined;
-  // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
-  const state = await startSharedState({
-    config,
-    env,
-    log,
-    onSessionEnded: (id, why) => void sessions?.close(id, why),
-  });
   // With Redis, a request reads its unlocks with its session (one round trip); memory needs no snapshot.
   const store =
     state.backend === 'redis'

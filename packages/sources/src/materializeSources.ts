@@ -8,7 +8,7 @@ import { measureTree } from './cache/measureTree.js';
 import { type CachePin, createSourceCache, type SourceCache } from './cache/sourceCache.js';
 import { contentDigest } from './contentDigest.js';
 import { fetchGitCommit, type GitContext } from './git/gitRemote.js';
-import { pinsSource, readLockFile, writeLockFile } from './lock/lockFile.js';
+import { parseLockEntry, pinsSource, readLockFile, writeLockFile } from './lock/lockFile.js';
 import { SourcesError } from './sourcesError.js';
 import {
   isGitSource,
@@ -85,14 +85,19 @@ export async function materializeSources(
     let state: SourceStatus['state'];
     if (entry === undefined && !upgrading(source.id) && options.shared !== undefined) {
       // Another replica resolved it first: serve the same commit.
-      const theirs = await options.shared.get(sharedPinKey(source));
+      const held = await options.shared.get(sharedPinKey(source));
+      const theirs = held === undefined ? undefined : parseLockEntry(held);
       if (theirs !== undefined && pinsSource(theirs, source)) entry = theirs;
     }
     if (entry === undefined) {
       const resolved = await resolveSource(source, cache, options);
       entry = resolved;
       if (options.shared !== undefined && !upgrading(source.id)) {
-        entry = await options.shared.claim(sharedPinKey(source), resolved);
+        // The first replica to resolve sets the commit for all; a later one serves that instead of its own.
+        const held = await options.shared.claim(sharedPinKey(source), JSON.stringify(resolved));
+        const theirs = parseLockEntry(held);
+        if (theirs !== undefined && pinsSource(theirs, source) && theirs.commit !== resolved.commit)
+          entry = theirs;
       }
       if (entry === resolved) {
         options.onInfo?.(

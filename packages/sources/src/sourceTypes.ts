@@ -99,12 +99,12 @@ export interface SourcesOptions {
   readonly shared?: SharedPins;
 }
 
-/** A store of lock entries shared by replicas (the state backend). */
+/** Lock entries shared by replicas (the state backend), as JSON text. */
 export interface SharedPins {
-  /** The entry recorded for `key`, or records `entry` if none was and returns it. */
-  claim(key: string, entry: LockEntry): Promise<LockEntry>;
-  /** The entry recorded for `key`, if any. */
-  get(key: string): Promise<LockEntry | undefined>;
+  /** The text held for `key`, or `value` after storing it when none was. */
+  claim(key: string, value: string): Promise<string>;
+  /** The text held for `key`, if any. */
+  get(key: string): Promise<string | undefined>;
 }
 
 /** Verified folders ready to serve, and how each source stands. */

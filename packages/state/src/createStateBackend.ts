@@ -4,6 +4,8 @@ import { createMemoryEventBus } from './events/createMemoryEventBus.js';
 import { createRedisEventBus } from './events/createRedisEventBus.js';
 import { createMemoryJobStore } from './jobs/createMemoryJobStore.js';
 import { createRedisJobStore } from './jobs/createRedisJobStore.js';
+import { createMemoryPinStore } from './pins/createMemoryPinStore.js';
+import { createRedisPinStore } from './pins/createRedisPinStore.js';
 import { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
 import { createRedisConnection } from './redis/createRedisConnection.js';
@@ -11,7 +13,7 @@ import { redisTarget } from './redis/redisTarget.js';
 import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 import { createMemorySessionStore } from './sessions/memorySessionStore.js';
 import type { SessionStore } from './sessions/types.js';
-import type { EventBus, JobStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
+import type { EventBus, JobStore, PinStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
 
 /** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */
 export interface StateBackendOptions {
@@ -59,6 +61,8 @@ export interface StateBackend {
   /** Notifications across replicas; also a `ServerEventBus` for the SDK's listen streams. */
   readonly events: EventBus<StateEvent>;
   readonly rateLimiter: RateLimiter;
+  /** Values the replicas agree on once (the skill sources' resolved commits without a lock file). */
+  readonly pins: PinStore;
   /** False while Redis is unreachable (for /readyz); always true in memory. */
   isHealthy(): boolean;
   /** Resolves true once Redis is reachable (at once in memory), false after timeoutMs. */
@@ -88,6 +92,7 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
       jobs,
       events: createMemoryEventBus<StateEvent>({ onError: options.onError }),
       rateLimiter: createMemoryRateLimiter(options.rateLimit),
+      pins: createMemoryPinStore(),
       isHealthy: () => true,
       waitUntilReady: async () => true,
       async close() {
@@ -121,6 +126,7 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
     jobs,
     events,
     rateLimiter: createRedisRateLimiter({ connection, ...options.rateLimit }),
+    pins: createRedisPinStore(connection),
     isHealthy: () => connection.isHealthy(),
     waitUntilReady: (timeoutMs) => connection.waitUntilReady(timeoutMs),
     async close() {

@@ -44,8 +44,9 @@ const gitOptions = (source: GitSource, context: GitContext, cwd: string): RunGit
 export async function resolveRemoteRef(source: GitSource, context: GitContext): Promise<string> {
   if (source.ref !== undefined && isCommitId(source.ref)) return source.ref;
   const ref = source.ref ?? 'HEAD';
+  // An annotated tag's own line holds the tag object: the `^{}` pattern asks for the commit it peels to.
   const out = await runGit(
-    ['ls-remote', '--', source.git, ref],
+    ['ls-remote', '--', source.git, ref, `${ref}^{}`],
     gitOptions(source, context, context.workDir),
   );
   const refs = new Map<string, string>();

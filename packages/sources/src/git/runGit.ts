@@ -57,6 +57,8 @@ function gitEnv(options: RunGitOptions): NodeJS.ProcessEnv {
   if (options.token !== undefined) {
     const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
     settings.push([`http.${options.url}.extraHeader`, `Authorization: Basic ${basic}`]);
+    // A redirect could carry the header to another host: a source with a token is fetched where it says.
+    settings.push(['http.followRedirects', 'false']);
   }
   env.GIT_CONFIG_COUNT = String(settings.length);
   for (const [index, [key, value]] of settings.entries()) {

@@ -25,18 +25,25 @@ const sourceSchema = z.union([
   }),
 ]);
 
-const lockSchema = z.strictObject({
-  version: z.literal(1),
-  sources: z.array(
-    z.strictObject({
-      id: z.string(),
-      source: sourceSchema,
-      commit: z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64}|sha256:[0-9a-f]{64})$/),
-      digest,
-      skills: z.record(z.string(), digest),
-    }),
-  ),
+const entrySchema = z.strictObject({
+  id: z.string(),
+  source: sourceSchema,
+  commit: z.string().regex(/^([0-9a-f]{40}|sha256:[0-9a-f]{64})$/),
+  digest,
+  skills: z.record(z.string(), digest),
 });
+
+const lockSchema = z.strictObject({ version: z.literal(1), sources: z.array(entrySchema) });
+
+/** A lock entry another replica shared (JSON), or undefined when it is not one. */
+export function parseLockEntry(text: string): LockEntry | undefined {
+  try {
+    const parsed = entrySchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const HEADER =
   '# skillgate lock file: the commit and content digest each source is served at (docs/sources.md).\n' +
