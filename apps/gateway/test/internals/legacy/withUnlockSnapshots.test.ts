@@ -1,6 +1,6 @@
 import { createMemorySessionStore, type SessionRecord, type SessionStore } from '@skillgate/state';
 import { describe, expect, it } from 'vitest';
-import { withUnlockSnapshots } from '../src/legacy/withUnlockSnapshots.js';
+import { withUnlockSnapshots } from '../../../src/legacy/withUnlockSnapshots.js';
 
 const record = (id: string, scopeKey = id): SessionRecord => ({
   id,
