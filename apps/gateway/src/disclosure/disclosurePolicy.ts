@@ -205,6 +205,19 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     return allowed === undefined || allowed.has(skill) ? entry : undefined;
   };
 
+  /** Whether the names of a mode's tools differ between two catalogs (lists without unlocks, cached per view). */
+  const sharedToolsChanged = (previous: Catalog, next: Catalog, principal: Principal, mode: Disclosure) => {
+    const listOf = (catalog: Catalog) =>
+      catalog.listTools({
+        disclosure: mode,
+        unlocked: NO_UNLOCKS,
+        allowed: access.allowedSkills(principal, catalog),
+      });
+    const before = listOf(previous);
+    const after = listOf(next);
+    return before.length !== after.length || before.some((tool, i) => tool.name !== after[i]?.name);
+  };
+
   /** Whether the principal may use a skill before or after a reload: what hears of a change to it. */
   const usedAcross = (previous: Catalog, next: Catalog, principal: Principal) => {
     const before = access.allowedSkills(principal, previous);
@@ -306,6 +319,9 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       // A reload that moved the principal across tools.max_listed changes its whole list.
       if (modeOfAudience(previous, audience) !== modeOfAudience(next, audience)) return true;
       const mode = modeOfAudience(next, audience);
+      // The shared tools come and go with the catalog, though no listed skill changed: call_skill_tool with the
+      // first usable skill that uses an upstream (and goes with the last), the async pair with the first script.
+      if (mode !== 'namespaced' && sharedToolsChanged(previous, next, audience.principal, mode)) return true;
       // Search lists only fixed tools and the pinned get_info tools.
       if (mode === 'search') {
         const pinned = (name: string) =>

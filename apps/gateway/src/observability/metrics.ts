@@ -32,7 +32,8 @@ export type CounterName =
   | 'skillgate_session_requests_total'
   | 'skillgate_get_info_holds_total'
   | 'skillgate_sessions_evicted_total'
-  | 'skillgate_upstream_calls_total';
+  | 'skillgate_upstream_calls_total'
+  | 'skillgate_search_index_builds_total';
 
 /** Every gauge the gateway exports. */
 export type GaugeName =
@@ -81,6 +82,8 @@ const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = 
     'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
   skillgate_sessions_evicted_total:
     "Longest-idle sessions closed to admit a principal's new one at sessions.max_per_principal.",
+  skillgate_search_index_builds_total:
+    'search_skills index builds, by trigger: warm (after a catalog build, every skill) or search (the first search of an allow-list).',
   skillgate_sessions_open: 'MCP sessions open now.',
   skillgate_scripts_running: 'Scripts running now.',
   skillgate_scripts_queued: 'Script runs waiting for a slot.',
