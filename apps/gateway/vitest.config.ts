@@ -1,33 +1,33 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig, sourceResolution } from '../../vitest.shared.js';
 
-const shared = {
-  // Resolve workspace packages to their TypeScript sources, so tests never need a prior build.
-  resolve: { conditions: ['@skillgate/source'] },
-  ssr: { resolve: { conditions: ['@skillgate/source'], externalConditions: ['@skillgate/source'] } },
-};
+// Suites that speak the protocol: they run again against the SDK's StreamableHTTPServerTransport, and again
+// with the direct paths off (every answer from the SDK's own path), so both stay behind the same tests.
+// Upgrading @modelcontextprotocol/*: run these projects first (docs/protocol-eras.md).
+const PROTOCOL_SUITES = [
+  'test/{disclosure,http,modes,scripts,eras,skillsExtension}.test.ts',
+  'test/search/searchLevel.test.ts',
+];
+// Behaviour in test/, module units in test/internals/<src folder>/ (docs/architecture.md, "Tests").
+const BROWSER = ['test/operator/operatorPage.test.ts'];
 
-// The end-to-end suites run against the default (native) transport; the protocol-level ones run again
-// against the SDK's StreamableHTTPServerTransport, so both stay behind the same tests.
+const shared = packageTestConfig();
+// Each project keeps the shared resolution and timeouts (an inline project inherits none of the root's).
+const project = (name: string, test: object) => ({
+  ...sourceResolution,
+  test: { name, testTimeout: shared.test?.testTimeout, hookTimeout: shared.test?.hookTimeout, ...test },
+});
+
 export default defineConfig({
   ...shared,
   test: {
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    ...shared.test,
     projects: [
-      {
-        ...shared,
-        test: { name: 'native', include: ['test/**/*.test.ts'], testTimeout: 20_000, hookTimeout: 20_000 },
-      },
-      {
-        ...shared,
-        test: {
-          name: 'sdk-transport',
-          include: ['test/{disclosure,http,modes,scripts}.test.ts'],
-          env: { SKILLGATE_TEST_TRANSPORT: 'sdk' },
-          testTimeout: 20_000,
-          hookTimeout: 20_000,
-        },
-      },
+      project('native', { include: ['test/**/*.test.ts'], exclude: BROWSER }),
+      // A real headless Chromium: its own project, so its start-up is not charged to the quick files.
+      project('browser', { include: BROWSER }),
+      project('sdk-transport', { include: PROTOCOL_SUITES, env: { SKILLGATE_TEST_TRANSPORT: 'sdk' } }),
+      project('direct-off', { include: PROTOCOL_SUITES, env: { SKILLGATE_TEST_DIRECT: 'off' } }),
     ],
   },
 });

@@ -1,8 +1,4 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.js';
 
-// Resolve workspace packages to their TypeScript sources, so tests never need a prior build.
-export default defineConfig({
-  resolve: { conditions: ['@skillgate/source'] },
-  ssr: { resolve: { conditions: ['@skillgate/source'], externalConditions: ['@skillgate/source'] } },
-  test: { include: ['test/**/*.test.ts'], testTimeout: 20_000, hookTimeout: 20_000 },
-});
+export default defineConfig(packageTestConfig());

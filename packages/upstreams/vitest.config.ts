@@ -1,8 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.js';
 
-// Resolve workspace packages to their TypeScript sources, so tests never need a prior build.
-export default defineConfig({
-  resolve: { conditions: ['@skillgate/source'] },
-  ssr: { resolve: { conditions: ['@skillgate/source'], externalConditions: ['@skillgate/source'] } },
-  test: { include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
-});
+// Real upstream servers (npx-started reference servers among them) take longer to start than a gateway.
+export default defineConfig(packageTestConfig({ testTimeout: 60_000, hookTimeout: 60_000 }));

@@ -1,5 +1,6 @@
 import { type LogFormat, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
 import type { ScriptRunner } from '@skillgate/runner';
+import type { Catalog } from '@skillgate/skills';
 import { createJobRegistry, type EventBus, type StateEvent } from '@skillgate/state';
 import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -208,6 +209,21 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
         `principal "${event.principal}" would list ${event.listed} tools at first (tools.max_listed ${event.maxListed}): it gets search instead of ${event.configured}`,
       ),
   });
+  const search = createSkillSearch({
+    onBuild: (trigger) => metrics.inc('skillgate_search_index_builds_total', { trigger }),
+  });
+  // Where principals search (a catalog past tools.max_listed, or search configured), the every-skill index is
+  // built after each catalog build, in slices off the request path, so the first search does not wait for it.
+  const warmSearch = (catalog: Catalog): void => {
+    const searching =
+      catalog.skills.size > config.tools.max_listed ||
+      config.skills.disclosure === 'search' ||
+      config.skills.modern_disclosure === 'search';
+    if (!searching) return;
+    search.warm(catalog).catch((error: unknown) => log.warn({ err: error }, 'search index build failed'));
+  };
+  warmSearch(catalogs.current);
+  catalogs.onChange((_previous, next) => warmSearch(next));
   const inFlight = createInFlightCalls();
   // The last tool calls of this replica, for the operator page (docs/operator.md).
   const recentCalls = createRecentCalls();
@@ -219,7 +235,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     jobs,
     upstreams,
     metrics,
-    search: createSkillSearch(),
+    search,
     readLimits: settings.readLimits,
     inFlight,
     events: state.events,

@@ -6,23 +6,19 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliArgs } from './helpers/cliCommand.js';
 import { connectClient, EXAMPLES_ROOT, REPO_ROOT, toolNames } from './helpers/testGateway.js';
 
 const run = promisify(execFile);
-const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
 const BROKEN = join(REPO_ROOT, 'packages/skills/test/fixtures/broken');
 
 /** Runs the real CLI in a child process; resolves with its exit code and output whatever the code. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--conditions=@skillgate/source', '--import', 'tsx', CLI, ...args],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, SKILLGATE_CONFIG: '' },
-      },
-    );
+    const { stdout, stderr } = await run(process.execPath, [...cliArgs(), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SKILLGATE_CONFIG: '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -275,11 +271,11 @@ describe('skillgate CLI with skill folders as arguments', () => {
 
   it('serve ROOT: serves exactly the skills of that folder', async () => {
     const root = await myRoot();
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@skillgate/source', '--import', 'tsx', CLI, 'serve', root, '--port', '0'],
-      { cwd: REPO_ROOT, env: { ...process.env, SKILLGATE_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [...cliArgs(), 'serve', root, '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SKILLGATE_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -182,6 +182,8 @@ describe('bounded file reads through the gateway', () => {
     for (const budget of [undefined, 4096]) {
       const server = await startTestGateway({
         skills: { roots: [root], ...(budget === undefined ? {} : { max_instructions_chars: budget }) },
+        // The namespaced summary is what is bounded here: past tools.max_listed the list would be search's.
+        tools: { max_listed: 100_000 },
       });
       try {
         const client = await connectClient(server.url);

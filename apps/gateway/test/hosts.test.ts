@@ -8,6 +8,7 @@ import { loadConfig } from '@skillgate/config';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/index.js';
+import { cliArgs } from './helpers/cliCommand.js';
 import { openSession, post } from './helpers/rawHttp.js';
 import {
   connectClient,
@@ -233,10 +234,9 @@ describe('skill roots that do not exist', () => {
   it('the shipped config copied elsewhere: serve exits 1 naming the root it cannot find', async () => {
     const copy = join(dir, 'skillgate.yaml');
     await copyFile(SHIPPED, copy);
-    const cli = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
     const outcome = await promisify(execFile)(
       process.execPath,
-      ['--conditions=@skillgate/source', '--import', 'tsx', cli, 'serve', '--config', copy],
+      [...cliArgs(), 'serve', '--config', copy],
       // On a regression it would serve instead of exiting: killed then, so no process outlives the test.
       { cwd: REPO_ROOT, env: { ...process.env, SKILLGATE_CONFIG: '' }, timeout: 15_000 },
     ).then(

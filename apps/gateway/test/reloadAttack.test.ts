@@ -26,6 +26,8 @@ beforeAll(async () => {
   gw = await startTestGateway(
     {
       skills: { roots: [root], watch: true, watch_debounce_ms: 200 },
+      // The whole namespaced list, as before the search level: what is measured is serving it during a reload.
+      tools: { max_listed: 100_000 },
       rate_limit: { requests_per_second: 0 },
     },
     process.env,

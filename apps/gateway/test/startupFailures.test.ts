@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from './helpers/cliCommand.js';
 import {
   connectClient,
   EXAMPLES_ROOT,
@@ -13,7 +14,6 @@ import {
 
 // A careless operator's start-ups: each must end at once with one line naming what is wrong (exit 1, no
 // stack trace), and a gateway already serving must not notice.
-const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
 
 interface Outcome {
   readonly code: number | null;
@@ -25,7 +25,7 @@ function serve(config: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--conditions=@skillgate/source', '--import', 'tsx', CLI, 'serve', '--config', config],
+      [...cliArgs(), 'serve', '--config', config],
       { cwd: REPO_ROOT, env: { ...process.env, SKILLGATE_CONFIG: '', ...env } },
       (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stderr }),
     );

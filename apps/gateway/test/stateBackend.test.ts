@@ -29,7 +29,9 @@ describe('state.backend: redis', () => {
       expect(unlocked(await toolNames(c.client))).toBe(true);
       const sessionId = c.transport.sessionId ?? '';
       expect(await peek.waitUntilReady(5000)).toBe(true);
-      expect(await peek.run((r) => r.smembers(`${prefix}unlocks:${sessionId}`))).toEqual(['gateway-probe']);
+      expect(await peek.run((r) => r.zrange(`${prefix}unlocked:${sessionId}`, '0', '-1'))).toEqual([
+        'gateway-probe',
+      ]);
       const stored = JSON.parse((await peek.run((r) => r.get(`${prefix}session:${sessionId}`))) ?? '{}');
       expect(stored).toMatchObject({
         id: sessionId,

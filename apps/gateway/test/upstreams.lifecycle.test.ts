@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from './helpers/cliCommand.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { type HttpTestUpstream, isAlive, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
@@ -150,19 +151,10 @@ describe('skillgate upstreams', () => {
         ],
       }),
     );
-    const cli = spawn(
-      process.execPath,
-      [
-        '--conditions=@skillgate/source',
-        '--import',
-        'tsx',
-        join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
-        'upstreams',
-        '--config',
-        config,
-      ],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const cli = spawn(process.execPath, [...cliArgs(), 'upstreams', '--config', config], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     cli.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();

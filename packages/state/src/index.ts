@@ -5,7 +5,7 @@ export { createRedisConnection } from './redis/createRedisConnection.js';
 export { redisTarget } from './redis/redisTarget.js';
 export { createMemorySessionStore } from './sessions/memorySessionStore.js';
 export { SessionError } from './sessions/sessionError.js';
-export type { SessionRecord, SessionStore } from './sessions/types.js';
+export type { SessionRecord, SessionStore, UnlockLimit } from './sessions/types.js';
 export { StateError } from './stateError.js';
 export type {
   EventBus,

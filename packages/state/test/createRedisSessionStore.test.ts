@@ -96,8 +96,8 @@ describe('createRedisSessionStore', () => {
     const two = await replica(prefix);
     await one.create(record('s1'));
     expect((await two.get('s1'))?.principal).toBe('anonymous');
-    expect(await one.unlock('s1', 'pdf')).toBe(true);
-    expect(await two.unlock('s1', 'pdf')).toBe(false);
+    expect((await one.unlock('s1', 'pdf')).added).toBe(true);
+    expect((await two.unlock('s1', 'pdf')).added).toBe(false);
     expect([...(await two.unlocked('s1'))]).toEqual(['pdf']);
     expect((await two.unlocked('nobody')).size).toBe(0);
     await two.delete('s1');
@@ -114,7 +114,20 @@ describe('createRedisSessionStore', () => {
     await one.create(record('p2', 'a'));
     await one.create(record('q1', 'b'));
     await one.unlock('p2', 'pdf');
-    // p1 used last: p2 is a's longest idle.
+    // p1 used last: p2 is a's longest idle. Scores are server milliseconds: on a fast machine p2's creation and
+    // p1's touch can fall in the same one (a tie, broken by id: p1 first), so wait for Redis's clock to move.
+    const peek = createRedisConnection({ url: redis.url, keyPrefix: prefix });
+    try {
+      expect(await peek.waitUntilReady(5000)).toBe(true);
+      const serverMs = async () => {
+        const [s, us] = await peek.run((r) => r.time());
+        return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+      };
+      const p2At = await serverMs();
+      await waitFor(async () => (await serverMs()) > p2At, { what: "Redis's clock past p2's last use" });
+    } finally {
+      await peek.close();
+    }
     await two.get('p1');
     expect(await two.create(record('p3', 'a'))).toMatchObject({ id: 'p2', principal: 'a', scopeKey: 'p2' });
     expect(await one.get('p2')).toBeUndefined();

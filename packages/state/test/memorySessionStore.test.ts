@@ -47,9 +47,9 @@ describe('createMemorySessionStore', () => {
 
   it('reports only the first unlock of a skill and keeps scopes apart', async () => {
     const store = createMemorySessionStore(options);
-    expect(await store.unlock('s1', 'pdf')).toBe(true);
-    expect(await store.unlock('s1', 'pdf')).toBe(false);
-    expect(await store.unlock('s2', 'pdf')).toBe(true);
+    expect((await store.unlock('s1', 'pdf')).added).toBe(true);
+    expect((await store.unlock('s1', 'pdf')).added).toBe(false);
+    expect((await store.unlock('s2', 'pdf')).added).toBe(true);
     expect([...(await store.unlocked('s1'))]).toEqual(['pdf']);
     expect((await store.unlocked('nobody')).size).toBe(0);
   });

@@ -45,7 +45,7 @@ describe('session footprint in Redis', () => {
     const usage = async (key: string): Promise<number> =>
       Number(await connection.run((c) => c.memory('USAGE', key)));
     const recordBytes = await usage(`skillgate:session:${sample}`);
-    const unlockBytes = await usage(`skillgate:unlocks:${sample}`);
+    const unlockBytes = await usage(`skillgate:unlocked:${sample}`);
     const indexBytes = (await usage('skillgate:sessions')) / n;
     const perSession = (after - before) / n;
     // Printed for docs/scale-out.md; the bound is what the test holds.

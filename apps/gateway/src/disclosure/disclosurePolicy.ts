@@ -9,7 +9,7 @@ import {
   type ToolTarget,
   type ToolView,
 } from '@skillgate/skills';
-import type { SessionStore } from '@skillgate/state';
+import type { SessionStore, UnlockLimit } from '@skillgate/state';
 import { type AccessPolicy, type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import type { CatalogDiff } from '../core/catalogDiff.js';
 import { createCatalogMemo } from '../core/catalogMemo.js';
@@ -30,7 +30,12 @@ export interface Audience {
 
 /** What the policy says about one called tool. */
 export type CallDecision =
-  | { readonly kind: 'callable'; readonly target: ToolTarget }
+  | {
+      readonly kind: 'callable';
+      readonly target: ToolTarget;
+      /** A skill to mark most recently used in the caller's unlocks (its tool is being used; the cap applies). */
+      readonly used?: string;
+    }
   /** A run/read tool of a skill the caller may use but has not unlocked yet (namespaced only). */
   | { readonly kind: 'locked'; readonly target: ToolTarget; readonly skill: CatalogSkill }
   /** Nonexistent, or not the caller's: answered identically so that nothing can be probed. */
@@ -42,6 +47,11 @@ export interface UnlockEffect {
   readonly record: boolean;
   /** Send tools/list_changed on the calling request's stream after the first unlock. */
   readonly notify: boolean;
+  /**
+   * Where unlocking every usable skill would take the list past `tools.max_listed`: what the unlocked skills
+   * may add, so that an unlock drops the least recently used ones first (docs/disclosure.md, the cap).
+   */
+  readonly limit?: UnlockLimit;
 }
 
 /** Options of createDisclosurePolicy. */
@@ -155,6 +165,26 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       return 'search';
     });
   };
+  // Namespaced with every usable skill unlocked could pass the cap: the unlocked skills get a budget, what is
+  // left under the cap once the get_info tools and the async pair (listed with the first script) are counted.
+  const limitMemo = createCatalogMemo<UnlockLimit | undefined>();
+  const unlockLimit = (catalog: Catalog, principal: Principal): UnlockLimit | undefined =>
+    limitMemo(catalog, viewKeyOf(principal), () => {
+      const allowed = access.allowedSkills(principal, catalog);
+      const base = catalog.listTools({ disclosure: 'namespaced', unlocked: NO_UNLOCKS, allowed }).length;
+      const all = catalog.listTools({ disclosure: 'eager', unlocked: NO_UNLOCKS, allowed }).length;
+      if (all <= maxListed) return undefined;
+      const costs = new Map<string, number>();
+      for (const entry of catalog.skills.values()) {
+        const name = entry.skill.name;
+        if (entry.tools.length > 0 && (allowed === undefined || allowed.has(name))) {
+          costs.set(name, entry.tools.length);
+        }
+      }
+      const asyncPair = all - base - [...costs.values()].reduce((sum, n) => sum + n, 0);
+      return { budget: Math.max(0, maxListed - base - asyncPair), costs };
+    });
+
   const modeOfAudience = (catalog: Catalog, audience: Pick<Audience, 'disclosure' | 'principal'>) =>
     modeOf(catalog, audience.principal, audience.disclosure);
 
@@ -173,6 +203,19 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     if (entry === undefined) return undefined;
     const allowed = access.allowedSkills(principal, catalog);
     return allowed === undefined || allowed.has(skill) ? entry : undefined;
+  };
+
+  /** Whether the names of a mode's tools differ between two catalogs (lists without unlocks, cached per view). */
+  const sharedToolsChanged = (previous: Catalog, next: Catalog, principal: Principal, mode: Disclosure) => {
+    const listOf = (catalog: Catalog) =>
+      catalog.listTools({
+        disclosure: mode,
+        unlocked: NO_UNLOCKS,
+        allowed: access.allowedSkills(principal, catalog),
+      });
+    const before = listOf(previous);
+    const after = listOf(next);
+    return before.length !== after.length || before.some((tool, i) => tool.name !== after[i]?.name);
   };
 
   /** Whether the principal may use a skill before or after a reload: what hears of a change to it. */
@@ -205,7 +248,15 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     async decideCall(catalog, audience, target) {
       if (target === undefined) return { kind: 'unknown' };
       const decision = catalog.access(target, await view(catalog, audience));
-      if (decision === 'callable') return { kind: 'callable', target };
+      if (decision === 'callable') {
+        // Using an unlocked skill's tool makes it the most recently used, where the cap can drop skills.
+        const capped =
+          'skill' in target &&
+          target.kind !== 'get_info' &&
+          unlocksMatter(catalog, audience) &&
+          unlockLimit(catalog, audience.principal) !== undefined;
+        return capped ? { kind: 'callable', target, used: target.skill } : { kind: 'callable', target };
+      }
       if (decision === 'locked' && 'skill' in target) {
         const skill = catalog.skills.get(target.skill);
         if (skill !== undefined) return { kind: 'locked', target, skill };
@@ -221,7 +272,10 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     usableSkillSet: (catalog, principal) => access.allowedSkills(principal, catalog),
     unlockEffect(catalog, audience) {
       const matters = unlocksMatter(catalog, audience);
-      return { record: matters, notify: matters };
+      const limit = matters ? unlockLimit(catalog, audience.principal) : undefined;
+      return limit === undefined
+        ? { record: matters, notify: matters }
+        : { record: true, notify: true, limit };
     },
     infoText(catalog, entry, audience) {
       switch (modeOfAudience(catalog, audience)) {
@@ -265,6 +319,9 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       // A reload that moved the principal across tools.max_listed changes its whole list.
       if (modeOfAudience(previous, audience) !== modeOfAudience(next, audience)) return true;
       const mode = modeOfAudience(next, audience);
+      // The shared tools come and go with the catalog, though no listed skill changed: call_skill_tool with the
+      // first usable skill that uses an upstream (and goes with the last), the async pair with the first script.
+      if (mode !== 'namespaced' && sharedToolsChanged(previous, next, audience.principal, mode)) return true;
       // Search lists only fixed tools and the pinned get_info tools.
       if (mode === 'search') {
         const pinned = (name: string) =>

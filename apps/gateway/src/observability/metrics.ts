@@ -109,6 +109,12 @@ export const METRIC_SERIES = [
     help: 'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
   },
   {
+    name: 'skillgate_search_index_builds_total',
+    type: 'counter',
+    labels: ['trigger'],
+    help: 'search_skills index builds, by trigger: warm (after a catalog build, every skill) or search (the first search of an allow-list).',
+  },
+  {
     name: 'skillgate_upstream_calls_total',
     type: 'counter',
     labels: ['upstream', 'outcome'],

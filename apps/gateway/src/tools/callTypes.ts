@@ -13,8 +13,8 @@ export interface ToolCallParts {
   readonly catalogs: Pick<CatalogSource, 'current'>;
   /** Who may call what; get_info's text and unlock effect. */
   readonly disclosure: DisclosurePolicy;
-  /** Where get_info records an unlock. */
-  readonly unlocks: Pick<SessionStore, 'unlock'>;
+  /** Where get_info records an unlock, and a used tool's skill becomes the most recently used. */
+  readonly unlocks: Pick<SessionStore, 'unlock' | 'use'>;
   readonly runner: Pick<ScriptRunner, 'run'>;
   /** Async jobs (run_async tools, skill_get_async_status, skill_cancel_async). */
   readonly jobs: Pick<JobRegistry, 'start' | 'status' | 'cancel'>;

@@ -10,6 +10,8 @@ import {
 export interface SkillSearchOptions {
   /** Indexes kept per catalog (one per distinct allow-list that searched); the least recently used goes. */
   readonly maxIndexesPerCatalog?: number;
+  /** Told when an index build starts: ahead of searches (`warm`) or for the first search of an allow-list. */
+  readonly onBuild?: (trigger: 'warm' | 'search') => void;
 }
 
 /** Search over exactly the skills one allow-list may use (docs/disclosure.md, search_skills). */
@@ -51,7 +53,11 @@ export function createSkillSearch(options: SkillSearchOptions = {}): SkillSearch
     return key;
   };
 
-  const indexOf = (catalog: Catalog, allowed: ReadonlySet<string> | undefined): Promise<SkillIndex> => {
+  const indexOf = (
+    catalog: Catalog,
+    allowed: ReadonlySet<string> | undefined,
+    trigger: 'warm' | 'search',
+  ): Promise<SkillIndex> => {
     let indexes = perCatalog.get(catalog);
     if (indexes === undefined) {
       indexes = new Map();
@@ -68,6 +74,7 @@ export function createSkillSearch(options: SkillSearchOptions = {}): SkillSearch
     const entries = [...catalog.skills.values()].filter(
       (e) => allowed === undefined || allowed.has(e.skill.name),
     );
+    options.onBuild?.(trigger);
     index = buildSkillIndexInSlices(entries);
     indexes.set(key, index);
     for (const oldest of indexes.keys()) {
@@ -79,10 +86,10 @@ export function createSkillSearch(options: SkillSearchOptions = {}): SkillSearch
 
   return {
     async search(catalog, allowed, query) {
-      return (await indexOf(catalog, allowed)).search(query);
+      return (await indexOf(catalog, allowed, 'search')).search(query);
     },
     async warm(catalog) {
-      await indexOf(catalog, undefined);
+      await indexOf(catalog, undefined, 'warm');
     },
   };
 }

@@ -66,6 +66,7 @@ export async function callTool(
   }
   const call: Call = { parts, audience, catalog, name, extras, audit: {} };
   const { target } = decision;
+  if (decision.used !== undefined) await parts.unlocks.use(audience.scopeKey, decision.used);
   const validator = catalog.inputs.validators[INPUT_OF_KIND[target.kind]];
   const input = parseArguments<InputOf<typeof target.kind>>(validator, name, args);
   const handler = HANDLERS[target.kind] as Handler<typeof target.kind>;
@@ -209,7 +210,11 @@ function findFile(call: Call, skill: string, path: string): { file: SkillFile } 
 async function skillInfo(call: Call, entry: CatalogSkill): Promise<CallToolResult> {
   const { parts, audience } = call;
   const effect = parts.disclosure.unlockEffect(call.catalog, audience);
-  if (effect.record && (await parts.unlocks.unlock(audience.scopeKey, entry.skill.name))) {
+  if (
+    effect.record &&
+    (await parts.unlocks.unlock(audience.scopeKey, entry.skill.name, effect.limit)).added
+  ) {
+    // Under tools.max_listed the unlock may have dropped the least recently used skills: still one list_changed.
     parts.metrics.inc('skillgate_unlocks_total');
     // One notification, on this request's stream, so clients without a GET stream get it too.
     if (effect.notify) await call.extras.notifyToolsChanged();

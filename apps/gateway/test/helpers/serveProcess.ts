@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { cliArgs } from './cliCommand.js';
 import { REPO_ROOT } from './testGateway.js';
 
 /** A `skillgate serve` process and the MCP URL it listens on. */
@@ -20,19 +20,11 @@ export async function serveProcess(
   /** More stdio entries for fds 3, 4, ...: what a supervisor hands the gateway without close-on-exec. */
   extraStdio: ReadonlyArray<number | 'pipe'> = [],
 ): Promise<ServedProcess> {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=@skillgate/source',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'apps/gateway/src/cli.ts'),
-      'serve',
-      '--config',
-      config,
-    ],
-    { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe', ...extraStdio] },
-  );
+  const proc = spawn(process.execPath, [...cliArgs(), 'serve', '--config', config], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', ...extraStdio],
+  });
   let all = '';
   const keep = (chunk: Buffer) => {
     all = (all + chunk.toString()).slice(-1_000_000);

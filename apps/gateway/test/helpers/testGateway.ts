@@ -55,11 +55,17 @@ export async function startTestGateway(
   const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
   // With logLines the gateway's own (redacting) logger writes into that array at the configured level
   // (default info), to assert on log content; else the gateway is silent.
+  // SKILLGATE_TEST_DIRECT=off answers everything through the SDK's own path (the `direct-off` project).
+  const directAnswers = process.env.SKILLGATE_TEST_DIRECT !== 'off';
   const gateway = await createGateway(
     config,
     logLines === undefined
-      ? { env, logger: pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger }
-      : { env, logDestination: { write: (line: string) => logLines.push(line) } },
+      ? {
+          env,
+          directAnswers,
+          logger: pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger,
+        }
+      : { env, directAnswers, logDestination: { write: (line: string) => logLines.push(line) } },
   );
   const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const metricsBase = await gateway.listenMetrics();

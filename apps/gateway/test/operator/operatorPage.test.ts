@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from '../helpers/cliCommand.js';
 import {
   connectClient,
   EXAMPLES_ROOT,
@@ -17,7 +18,6 @@ import {
 import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM } from '../helpers/testUpstream.js';
 
 const run = promisify(execFile);
-const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
 
 // Every value the page must never show, each unique enough to be found anywhere in the DOM.
 const ADMIN_TOKEN = 'admin-token-9f3b1c7e5d';
@@ -120,14 +120,10 @@ const namesIn = async (page: Page, selector: string): Promise<string[]> =>
 
 /** Runs the real CLI from source, as `pnpm skillgate` does. */
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    ['--conditions=@skillgate/source', '--import', 'tsx', CLI, ...args],
-    {
-      cwd: REPO_ROOT,
-      env: { ...ENV, SKILLGATE_CONFIG: '' },
-    },
-  );
+  const { stdout } = await run(process.execPath, [...cliArgs(), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...ENV, SKILLGATE_CONFIG: '' },
+  });
   return stdout;
 }
 

@@ -29,7 +29,7 @@ const EXPIRE = `
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 500)
 for _, id in ipairs(expired) do
   redis.call('ZREM', KEYS[1], id)
-  redis.call('DEL', ARGV[1] .. 'unlocks:' .. id)
+  redis.call('DEL', ARGV[1] .. 'unlocked:' .. id)
 end`;
 
 // KEYS: index, principal index, session key; ARGV: prefix, id, record, ttl, max sessions, max per principal.
@@ -54,7 +54,7 @@ if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then
   if evictedRecord then
     local ok, rec = pcall(cjson.decode, evictedRecord)
     if ok and type(rec) == 'table' and rec.scopeKey == evicted then
-      redis.call('DEL', ARGV[1] .. 'unlocks:' .. evicted)
+      redis.call('DEL', ARGV[1] .. 'unlocked:' .. evicted)
     end
   end
 elseif redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then
@@ -85,8 +85,8 @@ if ok and type(rec) == 'table' then
     redis.call('PEXPIRE', pk, ARGV[3])
   end
   if ARGV[4] == '1' and type(rec.scopeKey) == 'string' then
-    local uk = ARGV[1] .. 'unlocks:' .. rec.scopeKey
-    members = redis.call('SMEMBERS', uk)
+    local uk = ARGV[1] .. 'unlocked:' .. rec.scopeKey
+    members = redis.call('ZRANGE', uk, 0, -1)
     if #members > 0 then redis.call('PEXPIRE', uk, ARGV[3]) end
   end
 end
@@ -104,8 +104,46 @@ if ok and type(rec) == 'table' then
   if type(rec.principal) == 'string' then
     redis.call('ZREM', ARGV[1] .. 'principal:' .. rec.principal .. ':sessions', ARGV[2])
   end
-  if rec.scopeKey == ARGV[2] then redis.call('DEL', ARGV[1] .. 'unlocks:' .. ARGV[2]) end
+  if rec.scopeKey == ARGV[2] then redis.call('DEL', ARGV[1] .. 'unlocked:' .. ARGV[2]) end
 end
+return 1`);
+
+// An unlock set is a sorted set scored by a counter: the highest score is the most recently used skill.
+const NEXT_SCORE = `local top = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local score = 1
+if top[2] then score = tonumber(top[2]) + 1 end`;
+
+// KEYS: unlock set; ARGV: skill, ttl, budget ('' for none), then name/cost pairs. Marks the skill most recently
+// used; with a budget, drops the least recently used others (that cost something) until the costs fit.
+// Returns {1 if newly unlocked else 0, dropped names}.
+const UNLOCK = redisScript(`${NEXT_SCORE}
+local added = redis.call('ZADD', KEYS[1], score, ARGV[1])
+local dropped = {}
+if ARGV[3] ~= '' then
+  local costs = {}
+  for i = 4, #ARGV, 2 do costs[ARGV[i]] = tonumber(ARGV[i + 1]) end
+  local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+  local total = 0
+  for _, m in ipairs(members) do total = total + (costs[m] or 0) end
+  local budget = tonumber(ARGV[3])
+  for _, m in ipairs(members) do
+    if total <= budget then break end
+    local c = costs[m] or 0
+    if m ~= ARGV[1] and c > 0 then
+      redis.call('ZREM', KEYS[1], m)
+      total = total - c
+      table.insert(dropped, m)
+    end
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {added, dropped}`);
+
+// KEYS: unlock set; ARGV: skill, ttl. Marks an unlocked skill most recently used.
+const USE = redisScript(`if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+${NEXT_SCORE}
+redis.call('ZADD', KEYS[1], score, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`);
 
 // KEYS: index; ARGV: prefix.
@@ -143,7 +181,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const index = connection.key('sessions');
   const sessionKey = (id: string): string => connection.key('session', id);
   const principalKey = (principal: string): string => connection.key('principal', principal, 'sessions');
-  const unlocksKey = (scopeKey: string): string => connection.key('unlocks', scopeKey);
+  const unlocksKey = (scopeKey: string): string => connection.key('unlocked', scopeKey);
   const ttl = String(options.ttlMs);
   let closed = false;
 
@@ -229,16 +267,23 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       }
       return deleted;
     },
-    async unlock(scopeKey, skill) {
+    async unlock(scopeKey, skill, limit) {
       ensureOpen();
-      const key = unlocksKey(scopeKey);
-      const replies = await connection.run((c) => c.multi().sadd(key, skill).pexpire(key, ttl).exec());
-      return replies?.[0]?.[1] === 1;
+      const costs = limit === undefined ? [] : [...limit.costs].flatMap(([name, cost]) => [name, cost]);
+      const budget = limit === undefined ? '' : limit.budget;
+      const reply = await connection.script(UNLOCK, [unlocksKey(scopeKey)], [skill, ttl, budget, ...costs]);
+      const [added, dropped] = Array.isArray(reply) ? reply : [];
+      return { added: added === 1, dropped: isStringArray(dropped) ? dropped : [] };
+    },
+    async use(scopeKey, skill) {
+      ensureOpen();
+      await connection.script(USE, [unlocksKey(scopeKey)], [skill, ttl]);
     },
     async unlocked(scopeKey) {
       ensureOpen();
       const key = unlocksKey(scopeKey);
-      const replies = await connection.run((c) => c.multi().smembers(key).pexpire(key, ttl).exec());
+      // Least recently used first (lowest score).
+      const replies = await connection.run((c) => c.multi().zrange(key, '0', '-1').pexpire(key, ttl).exec());
       const members = replies?.[0]?.[1];
       return new Set(isStringArray(members) ? members : []);
     },
@@ -256,7 +301,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
         if (keys.length === 0) continue;
         const replies = await connection.run((c) => {
           const pipeline = c.pipeline();
-          for (const key of keys) pipeline.srem(key, ...names);
+          for (const key of keys) pipeline.zrem(key, ...names);
           return pipeline.exec();
         });
         keys.forEach((key, i) => {

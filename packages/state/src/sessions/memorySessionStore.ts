@@ -1,6 +1,6 @@
 import { createIdleMap } from './createIdleMap.js';
 import { SessionError } from './sessionError.js';
-import type { MemorySessionStoreOptions, SessionRecord, SessionStore } from './types.js';
+import type { MemorySessionStoreOptions, SessionRecord, SessionStore, UnlockLimit } from './types.js';
 
 const EMPTY: ReadonlySet<string> = new Set();
 
@@ -79,15 +79,20 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       release(record);
       return true;
     },
-    async unlock(scopeKey, skill) {
-      const set = unlocks.get(scopeKey);
+    async unlock(scopeKey, skill, limit) {
+      let set = unlocks.get(scopeKey);
       if (set === undefined) {
-        unlocks.set(scopeKey, new Set([skill]));
-        return true;
+        set = new Set();
+        unlocks.set(scopeKey, set);
       }
-      if (set.has(skill)) return false;
+      // A Set iterates in insertion order: re-adding moves the skill to the end, the most recently used.
+      const added = !set.delete(skill);
       set.add(skill);
-      return true;
+      return { added, dropped: limit === undefined ? [] : dropLeastRecent(set, skill, limit) };
+    },
+    async use(scopeKey, skill) {
+      const set = unlocks.get(scopeKey);
+      if (set?.delete(skill) === true) set.add(skill);
     },
     async unlocked(scopeKey) {
       return unlocks.get(scopeKey) ?? EMPTY;
@@ -123,4 +128,20 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       perPrincipal.clear();
     },
   };
+}
+
+/** Drops the least recently used skills of a set (oldest first) but `keep` until the rest fit the limit. */
+function dropLeastRecent(set: Set<string>, keep: string, limit: UnlockLimit): string[] {
+  const cost = (skill: string) => limit.costs.get(skill) ?? 0;
+  let total = 0;
+  for (const skill of set) total += cost(skill);
+  const dropped: string[] = [];
+  for (const skill of set) {
+    if (total <= limit.budget) break;
+    if (skill === keep || cost(skill) === 0) continue;
+    set.delete(skill);
+    total -= cost(skill);
+    dropped.push(skill);
+  }
+  return dropped;
 }

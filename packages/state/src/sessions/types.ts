@@ -29,6 +29,25 @@ export interface TouchedSession {
   readonly unlocked: ReadonlySet<string>;
 }
 
+/**
+ * A cap on what the skills unlocked under one scope may add to its tools/list (docs/disclosure.md, the cap):
+ * an unlock that would pass it drops the least recently used unlocked skills first.
+ */
+export interface UnlockLimit {
+  /** Most tools the unlocked skills may add together. */
+  readonly budget: number;
+  /** Tools each skill adds to the list when unlocked; a skill not named adds none. */
+  readonly costs: ReadonlyMap<string, number>;
+}
+
+/** What an unlock did. */
+export interface UnlockOutcome {
+  /** The skill was not unlocked before. */
+  readonly added: boolean;
+  /** Skills dropped to keep the scope within its UnlockLimit, least recently used first. */
+  readonly dropped: readonly string[];
+}
+
 /** Options of the in-memory store, from the `sessions` config section. */
 export interface MemorySessionStoreOptions {
   /** Idle time after which a session expires. */
@@ -55,9 +74,14 @@ export interface SessionStore {
   touch(id: string): Promise<TouchedSession | undefined>;
   /** Ends a session; true when it existed. Does not call onExpire. */
   delete(id: string): Promise<boolean>;
-  /** Records a skill as unlocked under scopeKey; true only the first time. */
-  unlock(scopeKey: string, skill: string): Promise<boolean>;
-  /** The skills unlocked under scopeKey (empty when none). */
+  /**
+   * Records a skill as unlocked under scopeKey and as its most recently used one; with a limit, then drops the
+   * least recently used other skills until the unlocked ones fit it (atomically).
+   */
+  unlock(scopeKey: string, skill: string, limit?: UnlockLimit): Promise<UnlockOutcome>;
+  /** Marks an unlocked skill as the scope's most recently used (nothing when it is not unlocked). */
+  use(scopeKey: string, skill: string): Promise<void>;
+  /** The skills unlocked under scopeKey, least recently used first (empty when none). */
   unlocked(scopeKey: string): Promise<ReadonlySet<string>>;
   /** Drops skills that no longer exist from every scope; returns the scope keys that changed. */
   forget(skills: ReadonlySet<string>): Promise<readonly string[]>;

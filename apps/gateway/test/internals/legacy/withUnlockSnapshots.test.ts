@@ -1,6 +1,6 @@
 import { createMemorySessionStore, type SessionRecord, type SessionStore } from '@skillgate/state';
 import { describe, expect, it } from 'vitest';
-import { withUnlockSnapshots } from '../src/legacy/withUnlockSnapshots.js';
+import { withUnlockSnapshots } from '../../../src/legacy/withUnlockSnapshots.js';
 
 const record = (id: string, scopeKey = id): SessionRecord => ({
   id,
@@ -43,10 +43,10 @@ describe('withUnlockSnapshots', () => {
     const { shared, here } = twoViews();
     await shared.create(record('s2'));
     await here.touch('s2');
-    expect(await here.unlock('s2', 'csv')).toBe(true);
+    expect((await here.unlock('s2', 'csv')).added).toBe(true);
     expect([...(await shared.unlocked('s2'))]).toEqual(['csv']);
     expect([...(await here.unlocked('s2'))]).toEqual(['csv']);
-    expect(await here.unlock('s2', 'csv')).toBe(false);
+    expect((await here.unlock('s2', 'csv')).added).toBe(false);
     expect(await here.forget(new Set(['csv']))).toEqual(['s2']);
     expect([...(await here.unlocked('s2'))]).toEqual([]);
   });

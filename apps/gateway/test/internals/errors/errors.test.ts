@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_TABLE } from '../src/errors/gatewayError.js';
-import { REPO_ROOT } from './helpers/testGateway.js';
+import { ERROR_TABLE } from '../../../src/errors/gatewayError.js';
+import { REPO_ROOT } from '../../helpers/testGateway.js';
 
 /** The code | HTTP | JSON-RPC rows of docs/errors.md's table. */
 async function documentedErrors(): Promise<Map<string, { status: number; rpcCode: number }>> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../src/observability/metrics.js';
+import { createMetrics } from '../../../src/observability/metrics.js';
 
 const GAUGES = {
   skillgate_sessions_open: 2,

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { LazyChildLogger } from '../../src/observability/lazyChildLogger.js';
+import { LazyChildLogger } from '../../../src/observability/lazyChildLogger.js';
 
 /** A real pino logger at `level` and the lines it writes, without their time. */
 function capture(level: string) {

@@ -1,9 +1,9 @@
 import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import { createMemorySessionStore } from '@skillgate/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccessPolicy, type Principal, tokenPrincipal } from '../src/auth/accessPolicy.js';
-import { type Audience, createDisclosurePolicy, type Era } from '../src/disclosure/disclosurePolicy.js';
-import { EXAMPLES_ROOT } from './helpers/testGateway.js';
+import { createAccessPolicy, type Principal, tokenPrincipal } from '../../../src/auth/accessPolicy.js';
+import { type Audience, createDisclosurePolicy, type Era } from '../../../src/disclosure/disclosurePolicy.js';
+import { EXAMPLES_ROOT } from '../../helpers/testGateway.js';
 
 // The disclosure rule as one table: mode x era x allow-list x unlocked -> what tools/list holds and what a
 // call of each kind of tool gets. Seven example skills; `cap` is tools.max_listed.

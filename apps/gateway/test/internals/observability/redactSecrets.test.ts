@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/observability/redactSecrets.js';
+import { redactSecrets } from '../../../src/observability/redactSecrets.js';
 
 describe('redactSecrets', () => {
   it.each([

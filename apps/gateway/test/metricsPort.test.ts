@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startTestGateway } from '../helpers/testGateway.js';
+import { startTestGateway } from './helpers/testGateway.js';
 
 describe('metrics on their own port (observability.metrics_port)', () => {
   it('serves /metrics only on the metrics port; the MCP port answers 404 for it', async () => {

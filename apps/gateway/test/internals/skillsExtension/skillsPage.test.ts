@@ -1,7 +1,7 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
-import { pageStartOf, skillsPage } from '../../src/skillsExtension/skillsPage.js';
+import { pageStartOf, skillsPage } from '../../../src/skillsExtension/skillsPage.js';
 
 const entry = (name: string): Skill => ({
   uri: `skill://${name}/SKILL.md`,

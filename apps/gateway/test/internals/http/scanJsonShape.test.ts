@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayExceedJsonBounds, scanJsonShape } from '../src/http/scanJsonShape.js';
+import { mayExceedJsonBounds, scanJsonShape } from '../../../src/http/scanJsonShape.js';
 
 const BOUNDS = { maxDepth: 4, maxKeys: 10 };
 

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayLogger } from '../../src/observability/createGatewayLogger.js';
-import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+import { createGatewayLogger } from '../src/observability/createGatewayLogger.js';
+import { cliArgs } from './helpers/cliCommand.js';
+import { EXAMPLES_ROOT, REPO_ROOT } from './helpers/testGateway.js';
 
 const SECRET = 'fmt-secret-token-0123456789';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour sequences are what is removed.
@@ -30,7 +31,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const SERVE = ['--conditions=@skillgate/source', '--import', 'tsx', 'apps/gateway/src/cli.ts', 'serve'];
+const SERVE = [...cliArgs(), 'serve'];
 
 /** A running `skillgate serve`, everything it wrote so far, and its base URL. */
 interface Served {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writesAt } from '../../src/observability/writesAt.js';
+import { writesAt } from '../../../src/observability/writesAt.js';
 
 describe('writesAt (observability/writesAt.ts)', () => {
   it('says whether a logger at a level writes info and debug lines', () => {

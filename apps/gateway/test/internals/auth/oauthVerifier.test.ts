@@ -2,14 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOAuthVerifier, type OAuthVerifierOptions } from '../../src/auth/oauthVerifier.js';
-import { GatewayError } from '../../src/errors/gatewayError.js';
+import { createOAuthVerifier, type OAuthVerifierOptions } from '../../../src/auth/oauthVerifier.js';
+import { GatewayError } from '../../../src/errors/gatewayError.js';
 import {
   makeKey,
   type ProviderClient,
   startTestProvider,
   type TestProvider,
-} from '../helpers/oidcProvider.js';
+} from '../../helpers/oidcProvider.js';
 
 const AUDIENCE = 'https://mcp.example.test/mcp';
 const SECRET = 'verifier-test-secret-0123456789abcdef';

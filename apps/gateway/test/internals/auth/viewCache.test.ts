@@ -1,9 +1,9 @@
 import { parseConfig } from '@skillgate/config';
 import { describe, expect, it } from 'vitest';
-import { createAccessPolicy } from '../../src/auth/accessPolicy.js';
-import { catalogSettings } from '../../src/compose/gatewaySettings.js';
-import { buildCatalog } from '../../src/core/catalogSource.js';
-import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+import { createAccessPolicy } from '../../../src/auth/accessPolicy.js';
+import { catalogSettings } from '../../../src/compose/gatewaySettings.js';
+import { buildCatalog } from '../../../src/core/catalogSource.js';
+import { EXAMPLES_ROOT, REPO_ROOT } from '../../helpers/testGateway.js';
 
 describe('views are cached per grant set, not per subject', () => {
   it('gives OAuth principals with the same skills one shared allowed set, so caches stay bounded', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRenderedOnce, jsonOf, objectJsonOf, renderOnce } from '../src/core/renderedJson.js';
+import { isRenderedOnce, jsonOf, objectJsonOf, renderOnce } from '../../../src/core/renderedJson.js';
 
 // src/mcp/renderedJson.ts writes registered values as JSON once; every answer must stay exactly
 // JSON.stringify's, whatever the value holds.

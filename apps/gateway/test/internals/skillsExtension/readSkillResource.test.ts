@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { SkillFile } from '@skillgate/skills';
 import { describe, expect, it } from 'vitest';
-import { readSkillResource } from '../../src/skillsExtension/readSkillResource.js';
+import { readSkillResource } from '../../../src/skillsExtension/readSkillResource.js';
 
 // Regression test named after issue 17 item 11, "a file that shrinks during a read": it was refused as
 // "too_large: <its size> bytes, over the <cap>-byte limit" although it was well within the cap.

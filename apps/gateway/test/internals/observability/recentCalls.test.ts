@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRecentCalls, type RecentCall } from '../../src/observability/recentCalls.js';
+import { createRecentCalls, type RecentCall } from '../../../src/observability/recentCalls.js';
 
 const call = (n: number): RecentCall => ({
   at: n,
