@@ -152,12 +152,12 @@ describe('the Skills extension (io.modelcontextprotocol/skills)', () => {
     }
   };
 
-  it('declares the extension and resources, without directoryRead', async () => {
+  it('declares the extension with directoryRead (resources/directory/read), and resources', async () => {
     await withClient({ era: 'modern' }, async (c, skills) => {
       expect(skills.supported).toBe(true);
-      expect(skills.directoryRead).toBe(false);
+      expect(skills.directoryRead).toBe(true);
       const capabilities = c.client.getServerCapabilities();
-      expect(capabilities?.extensions?.['io.modelcontextprotocol/skills']).toEqual({});
+      expect(capabilities?.extensions?.['io.modelcontextprotocol/skills']).toEqual({ directoryRead: true });
       expect(capabilities?.resources).toBeDefined();
       expect(capabilities?.tools).toBeDefined();
     });
@@ -556,7 +556,7 @@ describe('the modern skills/list hot path', () => {
     const c = await connectV2(gw.url, { era: 'modern' });
     try {
       expect(c.client.getServerCapabilities()?.prompts).toBeUndefined();
-      expect(c.client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({});
+      expect(c.client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({ directoryRead: true });
     } finally {
       await c.close();
     }

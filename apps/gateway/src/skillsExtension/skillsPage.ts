@@ -4,9 +4,14 @@ import { SDK_ERRORS } from '../errors/sdkErrors.js';
 /** Entries per skills/list page (the SDK's own default). */
 const SKILLS_PAGE_SIZE = 100;
 
-/** One page of skills/list. */
-export interface SkillsPage {
-  readonly skills: readonly Skill[];
+/** Anything paged by its URI: skill entries (skills/list) and directory children (resources/directory/read). */
+interface ByUri {
+  readonly uri: string;
+}
+
+/** One page of skills/list or of a directory. */
+export interface UriPage<T extends ByUri> {
+  readonly items: readonly T[];
   readonly nextCursor?: string;
 }
 
@@ -25,7 +30,7 @@ function uriOfCursor(cursor: string): string {
 }
 
 /** Index of the first entry whose URI sorts after `uri` (entries are sorted by URI). */
-function firstAfter(entries: readonly Skill[], uri: string): number {
+function firstAfter(entries: readonly ByUri[], uri: string): number {
   let low = 0;
   let high = entries.length;
   while (low < high) {
@@ -60,15 +65,15 @@ export function pageStartOf(
  * A page of entries sorted by URI, resumed after the URI in `cursor` (keyset paging): entries stay whole,
  * and a cursor stays valid across reloads. An unknown cursor is -32602 (Invalid params).
  */
-export function skillsPage(
-  entries: readonly Skill[],
+export function pageByUri<T extends ByUri>(
+  entries: readonly T[],
   cursor: string | undefined,
   size = SKILLS_PAGE_SIZE,
-): SkillsPage {
+): UriPage<T> {
   const start = cursor === undefined ? 0 : firstAfter(entries, uriOfCursor(cursor));
-  const skills = entries.slice(start, start + size);
-  const last = skills[skills.length - 1];
+  const items = entries.slice(start, start + size);
+  const last = items[items.length - 1];
   return start + size < entries.length && last !== undefined
-    ? { skills, nextCursor: cursorAfter(last.uri) }
-    : { skills };
+    ? { items, nextCursor: cursorAfter(last.uri) }
+    : { items };
 }

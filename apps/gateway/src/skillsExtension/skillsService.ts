@@ -15,7 +15,7 @@ import { SDK_ERRORS } from '../errors/sdkErrors.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { ReadLimits } from '../tools/toolResults.js';
 import { readSkillResource } from './readSkillResource.js';
-import { skillsPage } from './skillsPage.js';
+import { pageByUri } from './skillsPage.js';
 import { createSkillsViews, type SkillsView } from './skillsView.js';
 
 /** Skills extensions kept at once (one per principal and cache scope). */
@@ -78,10 +78,20 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
 
   const sourceFor = (principal: Principal): SkillSource => ({
     async list({ cursor }) {
-      const page = skillsPage(view(principal).entries, cursor);
+      const page = pageByUri(view(principal).entries, cursor);
       return page.nextCursor === undefined
-        ? { skills: [...page.skills] }
-        : { skills: [...page.skills], nextCursor: page.nextCursor };
+        ? { skills: [...page.items] }
+        : { skills: [...page.items], nextCursor: page.nextCursor };
+    },
+    // resources/directory/read (declares `directoryRead`): the direct children of a skill's folder, filtered
+    // by principal exactly like reads; a URI that is not one of its folders is -32602 from the SDK.
+    async readDirectory(uri, { cursor }) {
+      const children = view(principal).directories.get(uri);
+      if (children === undefined) return undefined;
+      const page = pageByUri(children, cursor);
+      return page.nextCursor === undefined
+        ? { resources: [...page.items] }
+        : { resources: [...page.items], nextCursor: page.nextCursor };
     },
     get: async (uri) => getSkill(principal, uri),
     read: (uri) => readResource(principal, uri),

@@ -5,6 +5,7 @@ import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import { createCatalogMemo } from '../core/catalogMemo.js';
 import { renderOnce } from '../core/renderedJson.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import { skillDirectories } from './skillDirectories.js';
 
 /** What one principal sees of one catalog through the Skills extension and prompts, computed once. */
 export interface SkillsView {
@@ -17,6 +18,8 @@ export interface SkillsView {
   /** The prompts of the allowed skills, in catalog order, as prompts/list shows them, and by name. */
   readonly prompts: readonly Prompt[];
   readonly promptsByName: ReadonlyMap<string, SkillPrompt>;
+  /** The folders of the published skills the principal may use, with their direct children (directory reads). */
+  readonly directories: ReadonlyMap<string, readonly Resource[]>;
   /** Whether the principal may read files of this skill (published or not). */
   mayUse(skill: string): boolean;
 }
@@ -67,6 +70,7 @@ function buildView(
     ),
     prompts: Object.freeze(prompts.map(({ name, description }) => Object.freeze({ name, description }))),
     promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
+    directories: skillDirectories(catalog, entries),
     mayUse,
   });
   return view;
