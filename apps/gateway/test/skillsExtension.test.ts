@@ -556,7 +556,9 @@ describe('the modern skills/list hot path', () => {
     const c = await connectV2(gw.url, { era: 'modern' });
     try {
       expect(c.client.getServerCapabilities()?.prompts).toBeUndefined();
-      expect(c.client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({ directoryRead: true });
+      expect(c.client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({
+        directoryRead: true,
+      });
     } finally {
       await c.close();
     }
