@@ -22,6 +22,7 @@ import { type CatalogSource, createCatalogSource } from './core/catalogSource.js
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
+import { buildMetricsApp } from './http/metricsApp.js';
 import { createLiveSessions, type LiveSessions } from './legacy/liveSessions.js';
 import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
@@ -70,6 +71,11 @@ export interface Gateway {
   readonly upstreams: UpstreamPool;
   /** Resolves once every upstream's first connect attempt ended and a catalog built after it is current. */
   readonly upstreamsSettled: Promise<void>;
+  /**
+   * Starts the `observability.metrics_port` listener on `server.host` and resolves to its address; resolves
+   * to undefined when /metrics is on the main port. close() closes it.
+   */
+  listenMetrics(): Promise<string | undefined>;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
 }
@@ -312,6 +318,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     }),
   });
 
+  const metricsPort = settings.http.metricsPort;
+  const metricsApp =
+    metricsPort === undefined
+      ? undefined
+      : buildMetricsApp({ log, metrics, catalogs, runner, sessions: live });
+
   // The first attempts' outcomes reach the catalog through followCatalogChanges too; this reload only lets
   // a caller (a test, a supervisor) wait for them.
   const upstreamsSettled =
@@ -336,6 +348,14 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     sessions: live,
     upstreams,
     upstreamsSettled,
+    async listenMetrics() {
+      if (metricsApp === undefined || metricsPort === undefined) return undefined;
+      return metricsApp.listen({
+        host: config.server.host,
+        port: metricsPort,
+        listenTextResolver: (address) => `metrics on ${address}/metrics`,
+      });
+    },
     async close() {
       if (draining) return;
       draining = true;
@@ -359,6 +379,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       const cut = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
       clearTimeout(cut);
+      await metricsApp?.close();
       await state.close();
     },
   };

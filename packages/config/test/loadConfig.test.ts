@@ -180,6 +180,9 @@ describe('loadConfig from a file', () => {
         },
       ],
       logging: { level: 'debug', format: 'pretty', log_arguments: true },
+      observability: {
+        metrics_port: 9464,
+      },
     });
   });
 

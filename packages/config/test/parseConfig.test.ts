@@ -110,6 +110,9 @@ describe('parseConfig defaults', () => {
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       upstreams: [],
       logging: { level: 'info', format: 'auto', log_arguments: false },
+      observability: {
+        metrics_port: null,
+      },
     });
   });
 

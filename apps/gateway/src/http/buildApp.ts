@@ -22,7 +22,7 @@ import { limitConnections } from './limitConnections.js';
 import { registerOAuthMetadataRoutes } from './oauthMetadataRoutes.js';
 import { createRequestRouter } from './routeRequest.js';
 import { type ClientDeadlines, serverTimeouts } from './serverTimeouts.js';
-import { registerStatusRoutes } from './statusRoutes.js';
+import { registerMetricsRoute, registerStatusRoutes } from './statusRoutes.js';
 
 /** How the HTTP side behaves, from the `server` config section (docs/limits.md). */
 export interface HttpSettings {
@@ -45,6 +45,8 @@ export interface HttpSettings {
   readonly maxJsonKeys: number;
   /** Whether skills are prompts too (`skills.prompts`): only then does the direct path answer prompts/*. */
   readonly prompts: boolean;
+  /** The port /metrics is served on instead of the main one (`observability.metrics_port`); unset: the main port. */
+  readonly metricsPort?: number;
 }
 
 /** Everything buildApp wires into routes. */
@@ -139,6 +141,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerStatusRoutes(app, deps);
+  if (settings.metricsPort === undefined) registerMetricsRoute(app, deps);
   const path = settings.path;
   registerOAuthMetadataRoutes(app, deps.bearerAuth, path);
 
