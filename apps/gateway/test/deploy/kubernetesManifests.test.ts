@@ -122,11 +122,7 @@ function load(dir: string) {
   if (configFile === undefined)
     throw new Error(`SKILLGATE_CONFIG ${configEnv} is not a key of a generated ConfigMap`);
   const configInput = parseYaml(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-  // Every variable the config reads comes from a Secret reference; placeholders stand in for the values.
-  const secretEnv = Object.fromEntries(
-    container.env.filter((e) => e.valueFrom?.secretKeyRef).map((e) => [e.name, 'x'.repeat(32)]),
-  );
-  const config: SkillgateConfig = parseConfig(configInput, { baseDir: REPO_ROOT, env: secretEnv });
+  const config: SkillgateConfig = parseConfig(configInput, { baseDir: REPO_ROOT });
   return { ...rendered, deployment, pod, container, config, configInput, configMapName, configKey };
 }
 
