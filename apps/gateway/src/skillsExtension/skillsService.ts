@@ -16,7 +16,7 @@ import { boundStrings } from '../observability/boundStrings.js';
 import type { ReadLimits } from '../tools/toolResults.js';
 import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';
-import { type SkillsView, skillsViewOf } from './skillsView.js';
+import { createSkillsViews, type SkillsView } from './skillsView.js';
 
 /** Skills extensions kept at once (one per principal and cache scope). */
 const MAX_EXTENSIONS = 1024;
@@ -69,7 +69,8 @@ export interface SkillsServiceOptions {
  */
 export function createSkillsService(options: SkillsServiceOptions): SkillsService {
   const { catalogs, disclosure, log } = options;
-  const view = (principal: Principal) => skillsViewOf(disclosure, catalogs.current, principal);
+  const viewOf = createSkillsViews(disclosure);
+  const view = (principal: Principal) => viewOf(catalogs.current, principal);
   const readOptions = {
     ...options.readLimits,
     onUnreadable: (error: unknown) => log.warn({ err: error }, 'skill resource could not be read'),
@@ -105,7 +106,7 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
         },
         'skill resource read',
       );
-    if (target === undefined || !skillsViewOf(disclosure, catalog, principal).mayUse(target.skill)) {
+    if (target === undefined || !viewOf(catalog, principal).mayUse(target.skill)) {
       audit('not_found');
       return undefined;
     }
