@@ -22,7 +22,7 @@ const PATH =
   /^(?:\.\/)?(?:[\w.@-]+\/)+[\w.@-]*\.(?:ts|mjs|js|md|json|yaml|yml|sh)$|^(?:apps|packages|docs|scripts|configs|examples|deploy)\/[\w./@-]*$/;
 
 // Paths the docs name on purpose that are not in the repository: a user's files, a skill's own files in
-// examples, what `pnpm bench` writes, and a file the docs say was not made.
+// examples, what `pnpm bench` and `pnpm build` write, and a file the docs say was not made.
 const NOT_IN_REPO = new Set([
   '.vscode/mcp.json',
   'scripts/requirements.txt',
@@ -32,6 +32,8 @@ const NOT_IN_REPO = new Set([
   'bench-results/latest.json',
   'bench-results/attacks.json',
   'configs/clients.yaml',
+  // A build output (pnpm build).
+  'apps/gateway/dist/cli.js',
 ]);
 
 async function namedPaths(file: string): Promise<string[]> {
