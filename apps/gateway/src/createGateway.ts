@@ -18,6 +18,7 @@ import { sourceTokens } from './compose/sourcesOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
 import { startSources } from './compose/startSources.js';
+import { startTracing, tracingSecretEnvNames } from './compose/startTracing.js';
 import { type CatalogSource, createCatalogSource } from './core/catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
@@ -93,6 +94,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const secretEnvNames = [
     ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
     ...oauthSecretEnvNames(config),
+    ...tracingSecretEnvNames(config),
   ];
   const log =
     options.logger ??
@@ -104,6 +106,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     });
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
+  // Off (no endpoint): undefined, and no request does any tracing work (docs/observability.md).
+  const tracing = startTracing(config, env);
   let sessions: LiveSessions | undefined;
   // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
   const state = await startSharedState({
@@ -243,6 +247,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     maxClientStringChars: settings.maxClientStringChars,
     logArguments: settings.logArguments,
     recentCalls,
+    ...(tracing === undefined ? {} : { tracing }),
   });
   const skills = createSkillsService({
     catalogs,
@@ -301,6 +306,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     direct: options.directAnswers ?? true,
+    ...(tracing === undefined ? {} : { tracing }),
     upstreams: () => upstreamReadiness(upstreams),
     sources: () => sources.readiness(),
     operator: operatorPageOptions(config, {
@@ -381,6 +387,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       clearTimeout(cut);
       await metricsApp?.close();
       await state.close();
+      // The last spans (this shutdown's requests among them) go out before the process ends.
+      await tracing?.shutdown();
     },
   };
 }

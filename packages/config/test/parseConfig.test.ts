@@ -111,6 +111,12 @@ describe('parseConfig defaults', () => {
       upstreams: [],
       logging: { level: 'info', format: 'auto', log_arguments: false },
       observability: {
+        tracing: {
+          protocol: 'http/protobuf',
+          headers_from_env: {},
+          sample_ratio: 1,
+          service_name: 'skillgate',
+        },
         metrics_port: null,
       },
     });

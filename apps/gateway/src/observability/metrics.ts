@@ -1,9 +1,31 @@
 import type { JobEnd } from '@skillgate/state';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+/** MCP methods counted by name in the operation histogram; any other is `other`, so clients cannot add series. */
+const MCP_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+  'logging/setLevel',
+  'server/discover',
+  'skills/list',
+  'skills/get',
+]);
+
 /** Label values of one series. */
 export type Labels = Readonly<Record<string, string>>;
 
+// OpenTelemetry's advised buckets for mcp.server.operation.duration.
+const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /** Prometheus metrics of the gateway, rendered as text exposition format. */
@@ -14,6 +36,11 @@ export interface Metrics {
   observeScriptDuration(seconds: number, labels: Labels): void;
   /** Counts one upstream call by upstream and outcome, with its duration (docs/upstreams.md). */
   observeUpstreamCall(seconds: number, labels: { readonly upstream: string; readonly outcome: string }): void;
+  /**
+   * Records one MCP request's duration in `mcp_server_operation_duration_seconds` (OpenTelemetry's
+   * mcp.server.operation.duration), by method (unknown methods as `other`) and error type.
+   */
+  observeOperation(seconds: number, method: string, errorType: string | undefined): void;
   /** Prometheus text; gauges are read at scrape time, the figures shared by replicas from a short cache. */
   render(gauges: Readonly<Record<GaugeName, number>>): Promise<string>;
 }
@@ -127,6 +154,12 @@ export const METRIC_SERIES = [
     help: 'Duration of calls of upstream MCP tools, by upstream.',
   },
   {
+    name: 'mcp_server_operation_duration_seconds',
+    type: 'histogram',
+    labels: ['mcp_method_name', 'error_type'],
+    help: 'Duration of MCP requests (OpenTelemetry mcp.server.operation.duration) by method and error type (empty: none); recorded while tracing is on.',
+  },
+  {
     name: 'skillgate_upstream_up',
     type: 'gauge',
     labels: ['upstream'],
@@ -216,7 +249,7 @@ const sorted = (labels: Labels): Record<string, string> =>
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
-  const durations: { histogram?: Histogram } = {};
+  const durations: { histogram?: Histogram; operations?: Histogram } = {};
   const upstreamDurations = new Histogram({
     name: 'skillgate_upstream_call_duration_seconds',
     help: help('skillgate_upstream_call_duration_seconds'),
@@ -356,6 +389,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     observeUpstreamCall(seconds, labels) {
       inc('skillgate_upstream_calls_total', { upstream: labels.upstream, outcome: labels.outcome });
       upstreamDurations.observe({ upstream: labels.upstream }, seconds);
+    },
+    observeOperation(seconds, method, errorType) {
+      if (durations.operations === undefined) {
+        durations.operations = new Histogram({
+          name: 'mcp_server_operation_duration_seconds',
+          help: help('mcp_server_operation_duration_seconds'),
+          labelNames: ['error_type', 'mcp_method_name'],
+          buckets: OPERATION_BUCKETS,
+          registers: [registry],
+        });
+      }
+      durations.operations.observe(
+        { error_type: errorType ?? '', mcp_method_name: MCP_METHODS.has(method) ? method : 'other' },
+        seconds,
+      );
     },
     async render(values) {
       for (const name of Object.keys(values) as GaugeName[]) gauge(name).set(values[name]);

@@ -16,7 +16,7 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 /** An HTTP header name a config may set. */
-const headerName = z
+export const headerName = z
   .string()
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name')
   .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the MCP transport itself');
