@@ -1,6 +1,6 @@
 // Attack traffic for attacks.ts, run in a child process so that it never shares an event loop with the
 // healthy client being measured. Usage (forked by attacks.ts):
-// attackers.ts <slowloris|batch|wideJson|listen|reload|slotMonopoly|listChurn> <options JSON>
+// attackers.ts <slowloris|batch|wideJson|listen|reload|slotMonopoly|listChurn|hostileAnswers> <options JSON>
 // Sends {ready: true} once the attack runs, then {stats} when it receives "stop", and exits.
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -74,6 +74,19 @@ export interface SlotMonopolyOptions {
   readonly callTool: string;
   /** Calls held at once. */
   readonly calls: number;
+}
+
+/** Options of hostile answers: callers keep calling a tool whose upstream answers with an attack. */
+export interface HostileAnswersOptions {
+  readonly url: string;
+  readonly token: string;
+  /** The get_info tool that unlocks callTool. */
+  readonly unlockTool: string;
+  /** The hostile upstream's tool (redos, sse_flood). */
+  readonly callTool: string;
+  readonly arguments: Record<string, unknown>;
+  /** Calls kept in flight at once. */
+  readonly callers: number;
 }
 
 /** Options of the list churn: an upstream's tool list changes every few ms while `flag` exists. */
@@ -482,6 +495,39 @@ async function slotMonopoly(options: SlotMonopolyOptions): Promise<Record<string
   return stats;
 }
 
+async function hostileAnswers(options: HostileAnswersOptions): Promise<Record<string, number>> {
+  const stats = { sent: 0, answered: 0, toolErrors: 0 };
+  const headers = await attackerSession(options.url, options.token, options.unlockTool);
+  const abort = new AbortController();
+  // Each caller sends the next call as soon as one is answered.
+  const caller = async (id: number) => {
+    while (!stopping) {
+      stats.sent += 1;
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 100 + id,
+        method: 'tools/call',
+        params: { name: options.callTool, arguments: options.arguments },
+      });
+      try {
+        const text = await (
+          await fetch(options.url, { method: 'POST', headers, body, signal: abort.signal })
+        ).text();
+        stats.answered += 1;
+        if (text.includes('"isError":true')) stats.toolErrors += 1;
+      } catch {
+        // Aborted at the end.
+      }
+    }
+  };
+  const callers = Array.from({ length: options.callers }, (_, i) => caller(i));
+  send({ ready: true });
+  await stopped;
+  abort.abort();
+  await Promise.all(callers);
+  return stats;
+}
+
 async function listChurn(options: ListChurnOptions): Promise<Record<string, number>> {
   const { rm, writeFile } = await import('node:fs/promises');
   await writeFile(options.flag, 'churn\n');
@@ -492,21 +538,23 @@ async function listChurn(options: ListChurnOptions): Promise<Record<string, numb
 }
 
 const run =
-  role === 'slotMonopoly'
-    ? slotMonopoly(JSON.parse(json) as SlotMonopolyOptions)
-    : role === 'listChurn'
-      ? listChurn(JSON.parse(json) as ListChurnOptions)
-      : role === 'wideJson'
-        ? wideJson(JSON.parse(json) as WideJsonOptions)
-        : role === 'listen'
-          ? listen(JSON.parse(json) as ListenOptions)
-          : role === 'reload'
-            ? reload(JSON.parse(json) as ReloadOptions)
-            : role === 'slowloris'
-              ? slowloris(JSON.parse(json) as SlowlorisOptions)
-              : role === 'batch'
-                ? batch(JSON.parse(json) as BatchOptions)
-                : Promise.reject(new Error(`unknown role ${role}`));
+  role === 'hostileAnswers'
+    ? hostileAnswers(JSON.parse(json) as HostileAnswersOptions)
+    : role === 'slotMonopoly'
+      ? slotMonopoly(JSON.parse(json) as SlotMonopolyOptions)
+      : role === 'listChurn'
+        ? listChurn(JSON.parse(json) as ListChurnOptions)
+        : role === 'wideJson'
+          ? wideJson(JSON.parse(json) as WideJsonOptions)
+          : role === 'listen'
+            ? listen(JSON.parse(json) as ListenOptions)
+            : role === 'reload'
+              ? reload(JSON.parse(json) as ReloadOptions)
+              : role === 'slowloris'
+                ? slowloris(JSON.parse(json) as SlowlorisOptions)
+                : role === 'batch'
+                  ? batch(JSON.parse(json) as BatchOptions)
+                  : Promise.reject(new Error(`unknown role ${role}`));
 const cpuAtStart = process.cpuUsage();
 run.then(
   (stats) => {

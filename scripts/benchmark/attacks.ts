@@ -1,6 +1,6 @@
 // pnpm bench:attacks — a healthy client's tools/list latency on an idle gateway and while slow-connection
 // (slowloris), batch, wide-JSON, listen-flood and reload attacks run, and its upstream call's latency while
-// upstream attacks run (slot monopoly, list churn), all in one run against the real CLI. Phases are interleaved in rounds
+// upstream attacks run (slot monopoly, list churn, an outputSchema ReDoS, an endless SSE event), all in one run against the real CLI. Phases are interleaved in rounds
 // (idle, attack, attack, ..., idle, attack, ...) so that load from elsewhere on the machine falls on all of
 // them alike. Prints each phase's p50/p99 and its p99 as a ratio of the idle p99 (target: within 2x), and
 // writes bench-results/attacks.json. Env: BENCH_ATTACK_ROUNDS (default 3), BENCH_ATTACK_SECONDS (per phase
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   BatchOptions,
+  HostileAnswersOptions,
   ListChurnOptions,
   ListenOptions,
   ReloadOptions,
@@ -31,6 +32,25 @@ const HEALTHY_TOKEN = 'bench-healthy-token-0123456789';
 const ATTACKER_TOKEN = 'bench-attacker-token-0123456789';
 const ACCEPT = 'application/json, text/event-stream';
 const HOSTILE_UPSTREAM = join(REPO, 'apps/gateway/test/fixtures/upstreams/hostileUpstream.mjs');
+// The upstream whose answers attack (packages/upstreams/test/fixtures): ReDoS outputSchema, endless SSE event.
+const HOSTILE_ANSWERS = join(REPO, 'packages/upstreams/test/fixtures/hostileUpstream.mjs');
+
+/** Starts the answering attacker upstream over HTTP; resolves with its URL and its stop. */
+async function startAnsweringUpstream(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [HOSTILE_ANSWERS, '--http', '--name', 'evil'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening (\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`answering upstream exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill('SIGKILL') };
+}
 const UPSTREAM_ONLY = process.env.BENCH_ATTACK_ONLY === 'upstream';
 
 /**
@@ -259,8 +279,17 @@ async function measure(
 
 /** Runs an attacker child (attackers.ts), measures while it runs, and keeps its stats. */
 async function underAttack(
-  role: 'slowloris' | 'batch' | 'wideJson' | 'listen' | 'reload' | 'slotMonopoly' | 'listChurn',
+  role:
+    | 'slowloris'
+    | 'batch'
+    | 'wideJson'
+    | 'listen'
+    | 'reload'
+    | 'slotMonopoly'
+    | 'listChurn'
+    | 'hostileAnswers',
   options:
+    | HostileAnswersOptions
     | SlowlorisOptions
     | BatchOptions
     | WideJsonOptions
@@ -303,6 +332,20 @@ async function underAttack(
   into.attackers.push((await next('stats')).stats);
 }
 
+const hostileCalls = (
+  url: URL,
+  callTool: string,
+  args: Record<string, unknown>,
+  callers: number,
+): HostileAnswersOptions => ({
+  url: url.href,
+  token: ATTACKER_TOKEN,
+  unlockTool: 'skill_evil_get_info',
+  callTool,
+  arguments: args,
+  callers,
+});
+
 const slowloris = (port: number, addresses: number, perAddress: number): SlowlorisOptions => ({
   host: '127.0.0.1',
   port,
@@ -335,10 +378,12 @@ async function main(): Promise<void> {
   // upstream whose tool list (with 300 clashing names) changes every 120 ms while the churn flag exists.
   const churnDir = await mkdtemp(join(tmpdir(), 'skillgate-attacks-churn-'));
   const churnFlag = join(churnDir, 'churn');
+  const answering = await startAnsweringUpstream();
   const upstreamGateway = await startGateway('off', undefined, [
     'upstreams:',
     `  - { id: shared, command: ${JSON.stringify([process.execPath, HOSTILE_UPSTREAM, 'spy'])}, timeout_seconds: 600 }`,
     `  - { id: churn, command: ${JSON.stringify([process.execPath, HOSTILE_UPSTREAM, 'churn', '--every', '120', '--clashes', '300', '--while-file', churnFlag])}, sandbox: { read: [${JSON.stringify(churnDir)}] } }`,
+    `  - { id: evil, url: ${JSON.stringify(answering.url)} }`,
   ]);
   const phases = new Map<string, Samples>();
   const samples = (name: string): Samples => {
@@ -382,6 +427,23 @@ async function main(): Promise<void> {
       await underAttack(
         'listChurn',
         { flag: churnFlag },
+        () => measure(u.gateway, u.session, upstreamInto, UPSTREAM_CALL),
+        upstreamInto,
+      );
+      // A tool whose outputSchema pattern is ^(a+)+$, answered with 34 a's and a '!': validated by a
+      // backtracking engine it held the event loop for hours; 4 callers at once.
+      upstreamInto = samples('ReDoS: outputSchema ^(a+)+$ and 34 characters, 4 callers, upstream call');
+      await underAttack(
+        'hostileAnswers',
+        hostileCalls(upstreamGateway.url, 'skill_evil_call_redos', { length: 34 }, 4),
+        () => measure(u.gateway, u.session, upstreamInto, UPSTREAM_CALL),
+        upstreamInto,
+      );
+      // A tool answered with one endless SSE event (565 MB for one call before the bound); 8 callers.
+      upstreamInto = samples('SSE flood: one endless event per call, 8 callers, upstream call');
+      await underAttack(
+        'hostileAnswers',
+        hostileCalls(upstreamGateway.url, 'skill_evil_call_sse_flood', {}, 8),
         () => measure(u.gateway, u.session, upstreamInto, UPSTREAM_CALL),
         upstreamInto,
       );
@@ -461,6 +523,7 @@ async function main(): Promise<void> {
     await limited.stop();
     await unlimited.stop();
     await upstreamGateway.stop();
+    answering.stop();
     await rm(watched, { recursive: true, force: true });
     await rm(churnDir, { recursive: true, force: true });
   }

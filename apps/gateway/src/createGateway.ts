@@ -18,10 +18,12 @@ import { sourceTokens } from './compose/sourcesOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
 import { startSources } from './compose/startSources.js';
+import { startTracing, tracingSecretEnvNames } from './compose/startTracing.js';
 import { type CatalogSource, createCatalogSource } from './core/catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
 import { buildApp } from './http/buildApp.js';
+import { buildMetricsApp } from './http/metricsApp.js';
 import { createLiveSessions, type LiveSessions } from './legacy/liveSessions.js';
 import { withUnlockSnapshots } from './legacy/withUnlockSnapshots.js';
 import { createModernEndpoint } from './modern/modernEndpoint.js';
@@ -70,6 +72,11 @@ export interface Gateway {
   readonly upstreams: UpstreamPool;
   /** Resolves once every upstream's first connect attempt ended and a catalog built after it is current. */
   readonly upstreamsSettled: Promise<void>;
+  /**
+   * Starts the `observability.metrics_port` listener on `server.host` and resolves to its address; resolves
+   * to undefined when /metrics is on the main port. close() closes it.
+   */
+  listenMetrics(): Promise<string | undefined>;
   /** Stops taking requests, lets in-flight calls finish within the grace period, kills scripts, closes streams. */
   close(): Promise<void>;
 }
@@ -87,6 +94,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const secretEnvNames = [
     ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
     ...oauthSecretEnvNames(config),
+    ...tracingSecretEnvNames(config),
   ];
   const log =
     options.logger ??
@@ -98,6 +106,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     });
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(config, env, log);
+  // Off (no endpoint): undefined, and no request does any tracing work (docs/observability.md).
+  const tracing = startTracing(config, env);
   let sessions: LiveSessions | undefined;
   // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
   const state = await startSharedState({
@@ -237,6 +247,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     maxClientStringChars: settings.maxClientStringChars,
     logArguments: settings.logArguments,
     recentCalls,
+    ...(tracing === undefined ? {} : { tracing }),
   });
   const skills = createSkillsService({
     catalogs,
@@ -295,6 +306,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
     direct: options.directAnswers ?? true,
+    ...(tracing === undefined ? {} : { tracing }),
     upstreams: () => upstreamReadiness(upstreams),
     sources: () => sources.readiness(),
     operator: operatorPageOptions(config, {
@@ -311,6 +323,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       env,
     }),
   });
+
+  const metricsPort = settings.http.metricsPort;
+  const metricsApp =
+    metricsPort === undefined
+      ? undefined
+      : buildMetricsApp({ log, metrics, catalogs, runner, sessions: live });
 
   // The first attempts' outcomes reach the catalog through followCatalogChanges too; this reload only lets
   // a caller (a test, a supervisor) wait for them.
@@ -336,6 +354,14 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     sessions: live,
     upstreams,
     upstreamsSettled,
+    async listenMetrics() {
+      if (metricsApp === undefined || metricsPort === undefined) return undefined;
+      return metricsApp.listen({
+        host: config.server.host,
+        port: metricsPort,
+        listenTextResolver: (address) => `metrics on ${address}/metrics`,
+      });
+    },
     async close() {
       if (draining) return;
       draining = true;
@@ -359,7 +385,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       const cut = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close();
       clearTimeout(cut);
+      await metricsApp?.close();
       await state.close();
+      // The last spans (this shutdown's requests among them) go out before the process ends.
+      await tracing?.shutdown();
     },
   };
 }

@@ -4,6 +4,7 @@ import { authSchema } from './schema/authSchema.js';
 import { clientSchema } from './schema/clientsSchema.js';
 import { jobsSchema } from './schema/jobsSchema.js';
 import { type LOG_FORMATS, type LOG_LEVELS, loggingSchema } from './schema/loggingSchema.js';
+import { observabilitySchema } from './schema/observabilitySchema.js';
 import { rateLimitSchema } from './schema/rateLimitSchema.js';
 import { resourcesSchema } from './schema/resourcesSchema.js';
 import { scriptsSchema } from './schema/scriptsSchema.js';
@@ -35,6 +36,7 @@ export const configSchema = z
       ),
     upstreams: upstreamsSchema,
     logging: loggingSchema.prefault({}),
+    observability: observabilitySchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     // The audience is the resource's URL unless given: without a public URL there is nothing to derive it from.

@@ -59,6 +59,7 @@ describe('configReference', () => {
       {
         server: { public_url: 'https://mcp.example.com' },
         skills: { cache_dir: '/cache' },
+        observability: { tracing: { endpoint: 'http://collector:4318/v1/traces' } },
         auth: {
           oauth: {
             issuer: 'https://idp.example.com',

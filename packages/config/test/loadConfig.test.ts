@@ -180,6 +180,16 @@ describe('loadConfig from a file', () => {
         },
       ],
       logging: { level: 'debug', format: 'pretty', log_arguments: true },
+      observability: {
+        tracing: {
+          endpoint: 'https://collector.example.com:4318/v1/traces',
+          protocol: 'http/json',
+          headers_from_env: { Authorization: 'OTEL_AUTH' },
+          sample_ratio: 0.25,
+          service_name: 'skillgate-eu',
+        },
+        metrics_port: 9464,
+      },
     });
   });
 

@@ -110,6 +110,15 @@ describe('parseConfig defaults', () => {
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       upstreams: [],
       logging: { level: 'info', format: 'auto', log_arguments: false },
+      observability: {
+        tracing: {
+          protocol: 'http/protobuf',
+          headers_from_env: {},
+          sample_ratio: 1,
+          service_name: 'skillgate',
+        },
+        metrics_port: null,
+      },
     });
   });
 

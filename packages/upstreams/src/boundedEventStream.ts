@@ -39,16 +39,38 @@ export function createBoundedEventStream(options: BoundedEventStreamOptions): Tr
       }
       streamBytes += chunk.length;
       let largest = 0;
-      for (let i = 0; i < chunk.length; i++) {
-        const byte = chunk[i];
-        eventBytes += 1;
-        if (byte === LF && afterCR) {
+      // Jumps from line end to line end with native searches: a 1 MiB event costs two scans, not a
+      // JavaScript loop over its bytes.
+      let at = 0;
+      // The next LF and CR at or after `at`, each searched again only once passed (no rescans).
+      let nextLF = chunk.indexOf(LF);
+      let nextCR = chunk.indexOf(CR);
+      while (at < chunk.length) {
+        if (nextLF !== -1 && nextLF < at) nextLF = chunk.indexOf(LF, at);
+        if (nextCR !== -1 && nextCR < at) nextCR = chunk.indexOf(CR, at);
+        const end = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+        if (end === -1) {
+          const rest = chunk.length - at;
+          afterCR = false;
+          lineBytes += rest;
+          eventBytes += rest;
+          break;
+        }
+        const text = end - at;
+        eventBytes += text + 1;
+        const isLF = chunk[end] === LF;
+        at = end + 1;
+        if (text > 0) {
+          lineBytes += text;
+          afterCR = false;
+        }
+        if (isLF && afterCR) {
+          // The LF of a CRLF: the CR already ended the line.
           afterCR = false;
           continue;
         }
-        afterCR = byte === CR;
-        if (byte !== LF && byte !== CR) lineBytes += 1;
-        else if (lineBytes > 0) lineBytes = 0;
+        afterCR = !isLF;
+        if (lineBytes > 0) lineBytes = 0;
         else {
           // A blank line: the event ends here.
           if (eventBytes > largest) largest = eventBytes;

@@ -30,6 +30,8 @@ export interface UpstreamCallOptions {
   readonly signal?: AbortSignal;
   /** Given, the upstream is asked for progress and each notification is passed here. */
   readonly onProgress?: (progress: UpstreamProgress) => void;
+  /** More `_meta` entries for the upstream's request, such as the W3C trace context (`traceparent`). */
+  readonly meta?: Readonly<Record<string, string>>;
 }
 
 /** `upstreams[].sandbox`: the network and the host paths a sandboxed stdio server gets. */

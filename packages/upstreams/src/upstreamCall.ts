@@ -67,7 +67,9 @@ export async function callUpstreamTool(
         {
           name: tool,
           arguments: request.args,
-          ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+          ...(progressToken === undefined && request.meta === undefined
+            ? {}
+            : { _meta: { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) } }),
         },
         {
           timeout: Math.max(1, deadline - Date.now()),

@@ -18,6 +18,10 @@ export async function serveCommand(flags: Flags, roots: readonly string[]): Prom
       port: config.server.port,
       listenTextResolver: (address) => `skillgate listening on ${address}${path}`,
     })
+    .then(async (address) => {
+      await gateway.listenMetrics();
+      return address;
+    })
     .catch(async (error: unknown) => {
       // Nothing was served: stop the runner, store and watcher so the process can exit with the one line.
       await gateway.close().catch(() => {});

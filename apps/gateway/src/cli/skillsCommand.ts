@@ -1,5 +1,5 @@
 import { buildCatalog } from '../core/catalogSource.js';
-import { skillsViewOf } from '../skillsExtension/skillsView.js';
+import { createSkillsViews } from '../skillsExtension/skillsView.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
 import { principalOf } from './principalOf.js';
@@ -14,7 +14,7 @@ export async function skillsCommand(flags: Flags, roots: readonly string[]): Pro
   const principal = principalOf(config, flags.token);
   const catalog = await buildCatalog(await sourcesCatalogSettings(config));
   // The same view skills/list pages (no sessions here, so nothing is unlocked).
-  const view = skillsViewOf(previewPolicy(config), catalog, principal);
+  const view = createSkillsViews(previewPolicy(config))(catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
   for (const p of catalog.extension.problems) {
     if (view.mayUse(p.skill ?? '')) process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);

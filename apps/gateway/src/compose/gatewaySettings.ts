@@ -118,6 +118,8 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
       maxJsonDepth: server.max_json_depth,
       maxJsonKeys: server.max_json_keys,
       prompts: skills.prompts,
+      // With a metrics port of its own, /metrics is not served on the main port (docs/observability.md).
+      metricsPort: config.observability.metrics_port ?? undefined,
     },
     sessions: {
       transport: server.transport,

@@ -24,6 +24,9 @@ export type GatewayErrorCode =
   | 'STREAM_CONFLICT'
   | 'SESSION_PROTOCOL_VERSION'
   | 'RESPONSE_TOO_LARGE'
+  | 'RESOURCE_TOO_LARGE'
+  | 'RESOURCE_CHANGED'
+  | 'RESOURCE_UNREADABLE'
   | 'INTERNAL';
 
 /** The HTTP status and JSON-RPC code one GatewayErrorCode is answered with. */
@@ -61,6 +64,10 @@ export const ERROR_TABLE: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   SESSION_PROTOCOL_VERSION: { status: 400, rpcCode: -32000 },
   // Answered in place of one result inside a response that is already under way (its status stays 200).
   RESPONSE_TOO_LARGE: { status: 200, rpcCode: -32603 },
+  // resources/read of a skill:// file that cannot be served whole (docs/skills-extension.md).
+  RESOURCE_TOO_LARGE: { status: 200, rpcCode: -32603 },
+  RESOURCE_CHANGED: { status: 200, rpcCode: -32603 },
+  RESOURCE_UNREADABLE: { status: 200, rpcCode: -32603 },
   INTERNAL: { status: 500, rpcCode: -32603 },
 };
 

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ScriptRunner } from '@skillgate/runner';
 import type { SourceReadiness } from '@skillgate/sources';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
 import type { CatalogSource } from '../core/catalogSource.js';
@@ -13,6 +20,7 @@ import type { ModernEndpoint } from '../modern/modernEndpoint.js';
 import { LazyChildLogger } from '../observability/lazyChildLogger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { RequestLogController } from '../observability/requestLogController.js';
+import type { Tracing } from '../observability/tracing.js';
 import { type OperatorPageOptions, registerOperatorPage } from '../operator/operatorPage.js';
 import { LazyAbort } from '../tools/lazyAbort.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
@@ -20,9 +28,10 @@ import { dropStalledReaders } from './dropStalledReaders.js';
 import { registerJsonBodyParser } from './jsonBodyParser.js';
 import { limitConnections } from './limitConnections.js';
 import { registerOAuthMetadataRoutes } from './oauthMetadataRoutes.js';
+import { startRequestSpan } from './requestSpan.js';
 import { createRequestRouter } from './routeRequest.js';
 import { type ClientDeadlines, serverTimeouts } from './serverTimeouts.js';
-import { registerStatusRoutes } from './statusRoutes.js';
+import { registerMetricsRoute, registerStatusRoutes } from './statusRoutes.js';
 
 /** How the HTTP side behaves, from the `server` config section (docs/limits.md). */
 export interface HttpSettings {
@@ -45,6 +54,8 @@ export interface HttpSettings {
   readonly maxJsonKeys: number;
   /** Whether skills are prompts too (`skills.prompts`): only then does the direct path answer prompts/*. */
   readonly prompts: boolean;
+  /** The port /metrics is served on instead of the main one (`observability.metrics_port`); unset: the main port. */
+  readonly metricsPort?: number;
 }
 
 /** Everything buildApp wires into routes. */
@@ -71,6 +82,8 @@ export interface AppDeps {
   readonly sources?: () => readonly SourceReadiness[];
   /** Whether plain 2026-07-28 hot requests take the direct path (default true; tests compare both). */
   readonly direct?: boolean;
+  /** Spans of MCP requests; absent when tracing is off, and then nothing about tracing runs. */
+  readonly tracing?: Tracing;
   /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
   readonly operator?: OperatorPageOptions;
 }
@@ -93,7 +106,7 @@ const requestIdOf = (body: unknown): string | number | null => {
 
 /** Builds the Fastify app (never listens): /mcp for MCP streamable HTTP, plus health, readiness and metrics. */
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const { settings, sessions, metrics } = deps;
+  const { settings, sessions, metrics, tracing } = deps;
   const app = Fastify({
     loggerInstance: deps.log,
     logController: new RequestLogController(),
@@ -139,6 +152,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerStatusRoutes(app, deps);
+  if (settings.metricsPort === undefined) registerMetricsRoute(app, deps);
   const path = settings.path;
   registerOAuthMetadataRoutes(app, deps.bearerAuth, path);
 
@@ -164,46 +178,56 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       handler: async (request, reply) => {
         const principal = request.principal;
         if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
-        const body = request.body;
-        // The guard charged one request; every further element of a batch is charged too.
-        if (Array.isArray(body) && body.length > 1)
-          await chargeRateLimit(deps.guard.rateLimiter, principal, body.length - 1);
-        const sessionId = request.headers['mcp-session-id'];
-        const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
-        if (route.era === 'modern' && route.listen) {
-          // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
-          reply.raw.once('close', listenStreams.acquire(principal));
-        }
-        // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
-        reply.hijack();
-        if (route.era === 'modern-direct') {
-          // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
-          // As on the SDK's path, a client that goes away before its answer aborts the call (a run stops).
-          const abort = new LazyAbort();
-          const raw = reply.raw;
-          if (route.request.method === 'tools/call')
-            raw.once('close', () => {
-              if (!raw.writableFinished) abort.abort();
-            });
-          const answer = await deps.modern.answer(principal, route.request, abort);
-          metrics.inc('skillgate_modern_requests_total', {
-            path: answer === undefined ? 'sdk' : 'direct',
-          });
-          if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
-          else {
-            reply.raw.writeHead(200, {
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(answer),
-            });
-            reply.raw.end(answer);
-          }
-        } else if (route.era === 'modern') {
-          metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
-          await deps.modern.handle(request.raw, reply.raw, body, principal);
-        } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
+        // Off, tracing costs this one comparison: no span, no context, no wrapped response.
+        if (tracing === undefined || request.method !== 'POST') return serve(request, reply, principal);
+        const span = startRequestSpan({ tracing, metrics, request, principal, response: reply.raw });
+        return span === undefined
+          ? serve(request, reply, principal)
+          : span.run(() => serve(request, reply, principal));
       },
     });
   });
+
+  /** One MCP request or stream on the endpoint, after the guard admitted it. */
+  async function serve(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
+    const body = request.body;
+    // The guard charged one request; every further element of a batch is charged too.
+    if (Array.isArray(body) && body.length > 1)
+      await chargeRateLimit(deps.guard.rateLimiter, principal, body.length - 1);
+    const sessionId = request.headers['mcp-session-id'];
+    const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
+    if (route.era === 'modern' && route.listen) {
+      // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
+      reply.raw.once('close', listenStreams.acquire(principal));
+    }
+    // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
+    reply.hijack();
+    if (route.era === 'modern-direct') {
+      // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
+      // As on the SDK's path, a client that goes away before its answer aborts the call (a run stops).
+      const abort = new LazyAbort();
+      const raw = reply.raw;
+      if (route.request.method === 'tools/call')
+        raw.once('close', () => {
+          if (!raw.writableFinished) abort.abort();
+        });
+      const answer = await deps.modern.answer(principal, route.request, abort);
+      metrics.inc('skillgate_modern_requests_total', {
+        path: answer === undefined ? 'sdk' : 'direct',
+      });
+      if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
+      else {
+        reply.raw.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(answer),
+        });
+        reply.raw.end(answer);
+      }
+    } else if (route.era === 'modern') {
+      metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
+      await deps.modern.handle(request.raw, reply.raw, body, principal);
+    } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
+  }
 
   return app;
 }

@@ -19,9 +19,8 @@ export interface StatusRoutesOptions {
   readonly sources?: () => readonly SourceReadiness[];
 }
 
-/** `/healthz`, `/readyz` (skills, missing roots, sandbox, upstreams, sources) and `/metrics` (Prometheus text). */
+/** `/healthz` and `/readyz` (skills, missing roots, sandbox, upstreams, sources). */
 export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOptions): void {
-  const { metrics, sessions } = deps;
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
@@ -38,6 +37,14 @@ export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOpt
       sources: deps.sources?.() ?? [],
     };
   });
+}
+
+/** The figures `/metrics` reports on. */
+export type MetricsRouteOptions = Pick<StatusRoutesOptions, 'metrics' | 'catalogs' | 'runner' | 'sessions'>;
+
+/** `/metrics` (Prometheus text), on the main app or on the metrics port's own (metricsApp.ts). */
+export function registerMetricsRoute(app: FastifyInstance, deps: MetricsRouteOptions): void {
+  const { metrics, sessions } = deps;
   app.get('/metrics', async (_request, reply) => {
     const text = await metrics.render({
       skillgate_sessions_open: sessions.size,

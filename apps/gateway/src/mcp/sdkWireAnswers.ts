@@ -1,12 +1,8 @@
-import {
-  type CallToolResult,
-  ProtocolError,
-  ResourceNotFoundError,
-  specTypeSchemas,
-} from '@modelcontextprotocol/server';
+import { type CallToolResult, ResourceNotFoundError, specTypeSchemas } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 import type { Principal } from '../auth/accessPolicy.js';
 import { isRenderedOnce, renderOnce } from '../core/renderedJson.js';
+import { SDK_ERRORS } from '../errors/sdkErrors.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 
 // What the SDK's Server does to a handler's answer before it writes it, for the direct paths of both eras
@@ -31,7 +27,7 @@ function checkedToolResult(result: CallToolResult): Record<string, unknown> {
   const normalized = result.content === undefined ? { ...result, content: [] } : result;
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized);
   if (checked instanceof Promise || checked.issues !== undefined) {
-    throw new ProtocolError(-32602, 'Invalid tools/call result');
+    throw SDK_ERRORS.invalidToolResult();
   }
   return checked.value as Record<string, unknown>;
 }
@@ -53,7 +49,7 @@ export async function readSkillResourceResult(
   try {
     url = new URL(uri);
   } catch {
-    throw new ProtocolError(-32602, `Resource URI ${uri} is invalid`, { uri, reason: 'invalid_uri' });
+    throw SDK_ERRORS.invalidResourceUri(uri);
   }
   if (!url.href.startsWith(SKILL_SCHEME)) throw new ResourceNotFoundError(uri);
   const read = await skills.readResource(principal, url.href);

@@ -1,7 +1,8 @@
-import { type CacheScope, ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { type CacheScope, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
 import { createOwnedMemo } from '../core/catalogMemo.js';
 import { isRenderedOnce, objectJsonOf } from '../core/renderedJson.js';
+import { SDK_ERRORS } from '../errors/sdkErrors.js';
 import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { type LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
@@ -122,7 +123,7 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
       case 'skills/get': {
         const skill = options.skills.getSkill(principal, request.uri);
         if (skill === undefined) {
-          throw new ProtocolError(-32602, `No skill is served at ${request.uri}`);
+          throw SDK_ERRORS.noSkillAt(request.uri);
         }
         const hint = options.skillsCacheHint(principal);
         return encodeOnce(skill, hint, () => encode({ skill, ...hint }));

@@ -1,9 +1,31 @@
 import type { JobEnd } from '@skillgate/state';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+/** MCP methods counted by name in the operation histogram; any other is `other`, so clients cannot add series. */
+const MCP_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+  'logging/setLevel',
+  'server/discover',
+  'skills/list',
+  'skills/get',
+]);
+
 /** Label values of one series. */
 export type Labels = Readonly<Record<string, string>>;
 
+// OpenTelemetry's advised buckets for mcp.server.operation.duration.
+const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /** Prometheus metrics of the gateway, rendered as text exposition format. */
@@ -14,33 +36,170 @@ export interface Metrics {
   observeScriptDuration(seconds: number, labels: Labels): void;
   /** Counts one upstream call by upstream and outcome, with its duration (docs/upstreams.md). */
   observeUpstreamCall(seconds: number, labels: { readonly upstream: string; readonly outcome: string }): void;
+  /**
+   * Records one MCP request's duration in `mcp_server_operation_duration_seconds` (OpenTelemetry's
+   * mcp.server.operation.duration), by method (unknown methods as `other`) and error type.
+   */
+  observeOperation(seconds: number, method: string, errorType: string | undefined): void;
   /** Prometheus text; gauges are read at scrape time, the figures shared by replicas from a short cache. */
   render(gauges: Readonly<Record<GaugeName, number>>): Promise<string>;
 }
 
-/** Every counter the gateway exports. */
-export type CounterName =
-  | 'skillgate_tool_calls_total'
-  | 'skillgate_unlocks_total'
-  | 'skillgate_script_runs_total'
-  | 'skillgate_rejected_requests_total'
-  | 'skillgate_rejected_connections_total'
-  | 'skillgate_sessions_created_total'
-  | 'skillgate_sessions_restored_total'
-  | 'skillgate_catalog_reloads_total'
-  | 'skillgate_modern_requests_total'
-  | 'skillgate_session_requests_total'
-  | 'skillgate_get_info_holds_total'
-  | 'skillgate_sessions_evicted_total'
-  | 'skillgate_upstream_calls_total'
-  | 'skillgate_search_index_builds_total';
+/** The kind of a series, as Prometheus types it. */
+type SeriesType = 'counter' | 'gauge' | 'histogram';
 
-/** Every gauge the gateway exports. */
+/** One series the gateway exports: the registry and docs/observability.md both read this table. */
+export interface SeriesSpec {
+  readonly name: string;
+  readonly type: SeriesType;
+  /** Label names, each with a bounded set of values. */
+  readonly labels: readonly string[];
+  readonly help: string;
+}
+
+/**
+ * Every series of the gateway's own (prom-client's process and Node.js series come on top, unless turned off).
+ * `pnpm docs:metrics` writes this table into docs/observability.md; a test holds the two equal.
+ */
+export const METRIC_SERIES = [
+  {
+    name: 'skillgate_tool_calls_total',
+    type: 'counter',
+    labels: ['kind', 'outcome'],
+    help: 'Tool calls by kind and outcome.',
+  },
+  {
+    name: 'skillgate_unlocks_total',
+    type: 'counter',
+    labels: [],
+    help: 'First unlocks of a skill in a session.',
+  },
+  {
+    name: 'skillgate_script_runs_total',
+    type: 'counter',
+    labels: ['status'],
+    help: 'Finished script runs by status.',
+  },
+  {
+    name: 'skillgate_script_duration_seconds',
+    type: 'histogram',
+    labels: ['mode'],
+    help: 'Script run duration, by mode (sync or async).',
+  },
+  {
+    name: 'skillgate_rejected_requests_total',
+    type: 'counter',
+    labels: ['reason'],
+    help: 'HTTP requests rejected by reason.',
+  },
+  {
+    name: 'skillgate_rejected_connections_total',
+    type: 'counter',
+    labels: ['reason'],
+    help: 'TCP connections closed on accept by reason (connection caps).',
+  },
+  { name: 'skillgate_sessions_created_total', type: 'counter', labels: [], help: 'MCP sessions created.' },
+  {
+    name: 'skillgate_sessions_restored_total',
+    type: 'counter',
+    labels: [],
+    help: 'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
+  },
+  {
+    name: 'skillgate_sessions_evicted_total',
+    type: 'counter',
+    labels: [],
+    help: "Longest-idle sessions closed to admit a principal's new one at sessions.max_per_principal.",
+  },
+  {
+    name: 'skillgate_catalog_reloads_total',
+    type: 'counter',
+    labels: ['outcome'],
+    help: 'Catalog reloads by outcome.',
+  },
+  {
+    name: 'skillgate_modern_requests_total',
+    type: 'counter',
+    labels: ['path'],
+    help: "MCP 2026-07-28 requests by path: direct (answered without the SDK's per-request server) or sdk.",
+  },
+  {
+    name: 'skillgate_session_requests_total',
+    type: 'counter',
+    labels: ['path'],
+    help: "2025-era session requests by path: direct (the session's handlers without the SDK Server's per-message work) or sdk.",
+  },
+  {
+    name: 'skillgate_get_info_holds_total',
+    type: 'counter',
+    labels: ['outcome'],
+    help: 'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
+  },
+  {
+    name: 'skillgate_search_index_builds_total',
+    type: 'counter',
+    labels: ['trigger'],
+    help: 'search_skills index builds, by trigger: warm (after a catalog build, every skill) or search (the first search of an allow-list).',
+  },
+  {
+    name: 'skillgate_upstream_calls_total',
+    type: 'counter',
+    labels: ['upstream', 'outcome'],
+    help: 'Calls of upstream MCP tools by upstream and outcome.',
+  },
+  {
+    name: 'skillgate_upstream_call_duration_seconds',
+    type: 'histogram',
+    labels: ['upstream'],
+    help: 'Duration of calls of upstream MCP tools, by upstream.',
+  },
+  {
+    name: 'mcp_server_operation_duration_seconds',
+    type: 'histogram',
+    labels: ['mcp_method_name', 'error_type'],
+    help: 'Duration of MCP requests (OpenTelemetry mcp.server.operation.duration) by method and error type (empty: none); recorded while tracing is on.',
+  },
+  {
+    name: 'skillgate_upstream_up',
+    type: 'gauge',
+    labels: ['upstream'],
+    help: 'Whether an upstream MCP server is connected (1) or not (0).',
+  },
+  { name: 'skillgate_sessions_open', type: 'gauge', labels: [], help: 'MCP sessions open now.' },
+  { name: 'skillgate_scripts_running', type: 'gauge', labels: [], help: 'Scripts running now.' },
+  { name: 'skillgate_scripts_queued', type: 'gauge', labels: [], help: 'Script runs waiting for a slot.' },
+  { name: 'skillgate_skills_loaded', type: 'gauge', labels: [], help: 'Skills in the current catalog.' },
+  { name: 'skillgate_jobs_running', type: 'gauge', labels: [], help: 'Async jobs running on this replica.' },
+  {
+    name: 'skillgate_shared_sessions_open',
+    type: 'gauge',
+    labels: [],
+    help: 'Sessions open across every replica sharing the state backend.',
+  },
+  {
+    name: 'skillgate_shared_jobs_running',
+    type: 'gauge',
+    labels: [],
+    help: 'Async jobs running across every replica sharing the state backend.',
+  },
+] as const satisfies readonly SeriesSpec[];
+
+type Series = (typeof METRIC_SERIES)[number];
+type NameOf<T extends SeriesType> = Extract<Series, { readonly type: T }>['name'];
+
+/** Every counter the gateway exports. */
+export type CounterName = NameOf<'counter'>;
+
+/** Every gauge read at scrape time from the values render() is given. */
 export type GaugeName =
   | 'skillgate_sessions_open'
   | 'skillgate_scripts_running'
   | 'skillgate_scripts_queued'
   | 'skillgate_skills_loaded';
+
+const SPECS: ReadonlyMap<string, SeriesSpec> = new Map(METRIC_SERIES.map((s) => [s.name, s]));
+/** The help text of a series, from the table. */
+const help = (name: Series['name']): string => SPECS.get(name)?.help ?? '';
 
 /** Figures of every replica sharing the state backend (with `memory`, this process's own). */
 export interface SharedFigures {
@@ -61,37 +220,6 @@ export interface MetricsOptions {
   /** Also export prom-client's process and Node.js metrics (default true). */
   readonly processMetrics?: boolean;
 }
-
-type HistogramName = 'skillgate_script_duration_seconds' | 'skillgate_upstream_call_duration_seconds';
-
-const HELP: Readonly<Record<CounterName | GaugeName | HistogramName, string>> = {
-  skillgate_tool_calls_total: 'Tool calls by kind and outcome.',
-  skillgate_unlocks_total: 'First unlocks of a skill in a session.',
-  skillgate_script_runs_total: 'Finished script runs by status.',
-  skillgate_rejected_requests_total: 'HTTP requests rejected by reason.',
-  skillgate_rejected_connections_total: 'TCP connections closed on accept by reason (connection caps).',
-  skillgate_sessions_created_total: 'MCP sessions created.',
-  skillgate_sessions_restored_total:
-    'Sessions opened elsewhere (another replica, an earlier process) taken over here.',
-  skillgate_catalog_reloads_total: 'Catalog reloads by outcome.',
-  skillgate_modern_requests_total:
-    "MCP 2026-07-28 requests by path: direct (answered without the SDK's per-request server) or sdk.",
-  skillgate_session_requests_total:
-    "2025-era session requests by path: direct (the session's handlers without the SDK Server's per-message work) or sdk.",
-  skillgate_get_info_holds_total:
-    'get_info results held for the session to re-list, by outcome (relisted, or timeout: the session is not held again).',
-  skillgate_sessions_evicted_total:
-    "Longest-idle sessions closed to admit a principal's new one at sessions.max_per_principal.",
-  skillgate_search_index_builds_total:
-    'search_skills index builds, by trigger: warm (after a catalog build, every skill) or search (the first search of an allow-list).',
-  skillgate_sessions_open: 'MCP sessions open now.',
-  skillgate_scripts_running: 'Scripts running now.',
-  skillgate_scripts_queued: 'Script runs waiting for a slot.',
-  skillgate_skills_loaded: 'Skills in the current catalog.',
-  skillgate_script_duration_seconds: 'Script run duration.',
-  skillgate_upstream_calls_total: 'Calls of upstream MCP tools by upstream and outcome.',
-  skillgate_upstream_call_duration_seconds: 'Duration of calls of upstream MCP tools, by upstream.',
-};
 
 /** One counted series. */
 interface Count {
@@ -121,10 +249,10 @@ const sorted = (labels: Labels): Record<string, string> =>
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
-  const durations: { histogram?: Histogram } = {};
+  const durations: { histogram?: Histogram; operations?: Histogram } = {};
   const upstreamDurations = new Histogram({
     name: 'skillgate_upstream_call_duration_seconds',
-    help: HELP.skillgate_upstream_call_duration_seconds,
+    help: help('skillgate_upstream_call_duration_seconds'),
     labelNames: ['upstream'],
     buckets: DURATION_BUCKETS,
     registers: [registry],
@@ -133,7 +261,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     const read = options.upstreams;
     new Gauge({
       name: 'skillgate_upstream_up',
-      help: 'Whether an upstream MCP server is connected (1) or not (0).',
+      help: help('skillgate_upstream_up'),
       labelNames: ['upstream'],
       registers: [registry],
       collect() {
@@ -149,7 +277,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const gauge = (name: GaugeName): Gauge => {
     let found = gauges.get(name);
     if (found === undefined) {
-      found = new Gauge({ name, help: HELP[name], registers: [registry] });
+      found = new Gauge({ name, help: help(name), registers: [registry] });
       gauges.set(name, found);
     }
     return found;
@@ -158,7 +286,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     const read = options.localJobsRunning;
     new Gauge({
       name: 'skillgate_jobs_running',
-      help: 'Async jobs running on this replica.',
+      help: help('skillgate_jobs_running'),
       registers: [registry],
       collect() {
         this.set(read());
@@ -170,12 +298,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const shared = new Registry();
   const sharedSessions = new Gauge({
     name: 'skillgate_shared_sessions_open',
-    help: 'Sessions open across every replica sharing the state backend.',
+    help: help('skillgate_shared_sessions_open'),
     registers: [shared],
   });
   const sharedJobs = new Gauge({
     name: 'skillgate_shared_jobs_running',
-    help: 'Async jobs running across every replica sharing the state backend.',
+    help: help('skillgate_shared_jobs_running'),
     registers: [shared],
   });
   const cacheMs = options.sharedCacheMs ?? 2000;
@@ -220,7 +348,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const labelNames = labels === undefined ? [] : Object.keys(labels).sort();
       new Counter({
         name,
-        help: HELP[name],
+        help: help(name),
         labelNames,
         registers: [registry],
         collect() {
@@ -250,7 +378,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (durations.histogram === undefined) {
         durations.histogram = new Histogram({
           name: 'skillgate_script_duration_seconds',
-          help: HELP.skillgate_script_duration_seconds,
+          help: help('skillgate_script_duration_seconds'),
           labelNames: Object.keys(labels).sort(),
           buckets: DURATION_BUCKETS,
           registers: [registry],
@@ -261,6 +389,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     observeUpstreamCall(seconds, labels) {
       inc('skillgate_upstream_calls_total', { upstream: labels.upstream, outcome: labels.outcome });
       upstreamDurations.observe({ upstream: labels.upstream }, seconds);
+    },
+    observeOperation(seconds, method, errorType) {
+      if (durations.operations === undefined) {
+        durations.operations = new Histogram({
+          name: 'mcp_server_operation_duration_seconds',
+          help: help('mcp_server_operation_duration_seconds'),
+          labelNames: ['error_type', 'mcp_method_name'],
+          buckets: OPERATION_BUCKETS,
+          registers: [registry],
+        });
+      }
+      durations.operations.observe(
+        { error_type: errorType ?? '', mcp_method_name: MCP_METHODS.has(method) ? method : 'other' },
+        seconds,
+      );
     },
     async render(values) {
       for (const name of Object.keys(values) as GaugeName[]) gauge(name).set(values[name]);

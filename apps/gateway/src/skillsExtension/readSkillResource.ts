@@ -1,4 +1,3 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 import {
   type BoundedRead,
@@ -7,6 +6,8 @@ import {
   type SkillFile,
   SkillsError,
 } from '@skillgate/skills';
+import { GatewayError } from '../errors/gatewayError.js';
+import { toProtocolError } from '../errors/toGatewayError.js';
 
 /** Options of readSkillResource: the read tools' caps (`resources.*`) and where read failures are logged. */
 export interface ResourceReadOptions {
@@ -27,8 +28,13 @@ function losslessText(bytes: Uint8Array): string | undefined {
   }
 }
 
-const refused = (uri: string, reason: string, message: string, data: Record<string, unknown> = {}) =>
-  new ProtocolError(ProtocolErrorCode.InternalError, message, { uri, reason, ...data });
+/** A read refused with one of the error table's codes (docs/errors.md), as the SDK's error the handler throws. */
+const refused = (
+  uri: string,
+  code: 'RESOURCE_TOO_LARGE' | 'RESOURCE_CHANGED' | 'RESOURCE_UNREADABLE',
+  message: string,
+  data: Record<string, unknown> = {},
+) => toProtocolError(new GatewayError(code, message, { data: { uri, ...data } }));
 
 /**
  * Reads a served skill file for resources/read (docs/skills-extension.md): whole or not at all. A file over
@@ -47,7 +53,7 @@ export async function readSkillResource(
   const tooLarge = (size: number) =>
     refused(
       uri,
-      'too_large',
+      'RESOURCE_TOO_LARGE',
       `${uri} is ${size} bytes, over the ${cap}-byte limit of resources/read; it is served whole or not at all`,
       { size, limit: cap },
     );
@@ -60,12 +66,12 @@ export async function readSkillResource(
     if (error instanceof SkillsError && error.code === 'FILE_CHANGED') {
       throw refused(
         uri,
-        'changed',
+        'RESOURCE_CHANGED',
         `${uri} changed since the skills catalog was loaded; try again after the reload`,
       );
     }
     limits.onUnreadable?.(error);
-    throw refused(uri, 'unreadable', `${uri} could not be read`);
+    throw refused(uri, 'RESOURCE_UNREADABLE', `${uri} could not be read`);
   }
   const bytes = read.bytes;
   const text = file.isBinary ? undefined : losslessText(bytes);

@@ -1,5 +1,5 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+import { SDK_ERRORS } from '../errors/sdkErrors.js';
 
 /** Entries per skills/list page (the SDK's own default). */
 const SKILLS_PAGE_SIZE = 100;
@@ -19,7 +19,7 @@ function uriOfCursor(cursor: string): string {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   // Anything we did not mint (or minted by another build) is an invalid cursor, not a silent first page.
   if (!decoded.startsWith(PREFIX) || cursorAfter(decoded.slice(PREFIX.length)) !== cursor) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+    throw SDK_ERRORS.invalidCursor();
   }
   return decoded.slice(PREFIX.length);
 }

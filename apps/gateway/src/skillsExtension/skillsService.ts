@@ -1,9 +1,4 @@
-import {
-  type GetPromptResult,
-  type McpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-} from '@modelcontextprotocol/server';
+import { type GetPromptResult, type McpServer, ProtocolError } from '@modelcontextprotocol/server';
 import {
   type Skill,
   type SkillReadResult,
@@ -16,16 +11,24 @@ import type { Principal } from '../auth/accessPolicy.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import { renderOnce } from '../core/renderedJson.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import { SDK_ERRORS } from '../errors/sdkErrors.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { ReadLimits } from '../tools/toolResults.js';
 import { readSkillResource } from './readSkillResource.js';
 import { skillsPage } from './skillsPage.js';
-import { type SkillsView, skillsViewOf } from './skillsView.js';
+import { createSkillsViews, type SkillsView } from './skillsView.js';
 
 /** Skills extensions kept at once (one per principal and cache scope). */
 const MAX_EXTENSIONS = 1024;
 
 /** Serves skills as MCP primitives: the Skills extension and, with `skills.prompts`, one prompt per skill. */
+
+// The audit line's outcome of a refused read (docs/skills-extension.md): short words, as before the codes.
+const AUDIT_OUTCOMES: Readonly<Record<string, string>> = {
+  RESOURCE_TOO_LARGE: 'too_large',
+  RESOURCE_CHANGED: 'changed',
+  RESOURCE_UNREADABLE: 'unreadable',
+};
 export interface SkillsService {
   /**
    * Declares and serves the Skills extension (`skills/list`, `skills/get`, `skill://` resources) on a server
@@ -66,7 +69,8 @@ export interface SkillsServiceOptions {
  */
 export function createSkillsService(options: SkillsServiceOptions): SkillsService {
   const { catalogs, disclosure, log } = options;
-  const view = (principal: Principal) => skillsViewOf(disclosure, catalogs.current, principal);
+  const viewOf = createSkillsViews(disclosure);
+  const view = (principal: Principal) => viewOf(catalogs.current, principal);
   const readOptions = {
     ...options.readLimits,
     onUnreadable: (error: unknown) => log.warn({ err: error }, 'skill resource could not be read'),
@@ -102,7 +106,7 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
         },
         'skill resource read',
       );
-    if (target === undefined || !skillsViewOf(disclosure, catalog, principal).mayUse(target.skill)) {
+    if (target === undefined || !viewOf(catalog, principal).mayUse(target.skill)) {
       audit('not_found');
       return undefined;
     }
@@ -113,7 +117,7 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
     } catch (error) {
       const reason =
         error instanceof ProtocolError ? (error.data as { reason?: unknown })?.reason : undefined;
-      audit(typeof reason === 'string' ? reason : 'error');
+      audit((typeof reason === 'string' ? AUDIT_OUTCOMES[reason] : undefined) ?? 'error');
       throw error;
     }
   };
@@ -144,8 +148,7 @@ export function createSkillsService(options: SkillsServiceOptions): SkillsServic
   const getPrompt = (principal: Principal, name: string): GetPromptResult => {
     const prompt = view(principal).promptsByName.get(name);
     // Another principal's prompt answers exactly like a nonexistent one.
-    if (prompt === undefined)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+    if (prompt === undefined) throw SDK_ERRORS.promptNotFound(name);
     let result = promptResults.get(prompt);
     if (result === undefined) {
       // The same for every request until the catalog changes: built once, written as JSON once.

@@ -23,20 +23,20 @@ export interface SkillsView {
 
 const byUri = (a: Skill, b: Skill): number => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
 
-// One view per (catalog, principal): a reload builds a new catalog, so views change atomically with it.
-const views = createCatalogMemo<SkillsView>();
+/** A principal's Skills extension view of a catalog. */
+export type SkillsViews = (catalog: Catalog, principal: Principal) => SkillsView;
 
 /**
- * The Skills extension view of a principal (docs/skills-extension.md): the catalog's entries, resources and
- * prompts filtered by the principal's `skills` globs exactly as tools are, built once per catalog and
- * principal so that no request filters or sorts.
+ * The Skills extension views of one disclosure policy (docs/skills-extension.md): the catalog's entries,
+ * resources and prompts filtered by the principal's `skills` globs exactly as tools are, built once per
+ * catalog and principal so that no request filters or sorts. The memo belongs to the views made here (one
+ * per gateway or CLI run), never to the module: a second policy never reads the first one's views.
  */
-export function skillsViewOf(
-  disclosure: Pick<DisclosurePolicy, 'usableSkill'>,
-  catalog: Catalog,
-  principal: Principal,
-): SkillsView {
-  return views(catalog, viewKeyOf(principal), () => buildView(disclosure, catalog, principal));
+export function createSkillsViews(disclosure: Pick<DisclosurePolicy, 'usableSkill'>): SkillsViews {
+  // One view per (catalog, principal): a reload builds a new catalog, so views change atomically with it.
+  const views = createCatalogMemo<SkillsView>();
+  return (catalog, principal) =>
+    views(catalog, viewKeyOf(principal), () => buildView(disclosure, catalog, principal));
 }
 
 function buildView(

@@ -4,6 +4,7 @@ import type { JobRegistry, SessionStore } from '@skillgate/state';
 import type { CatalogSource } from '../core/catalogSource.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { SkillSearch } from './skillSearch.js';
 import type { ReadLimits } from './toolResults.js';
 import type { UpstreamCaller, UpstreamCallLabels, UpstreamProgress } from './upstreamCalls.js';
@@ -15,7 +16,7 @@ export interface ToolCallParts {
   readonly disclosure: DisclosurePolicy;
   /** Where get_info records an unlock, and a used tool's skill becomes the most recently used. */
   readonly unlocks: Pick<SessionStore, 'unlock' | 'use'>;
-  readonly runner: Pick<ScriptRunner, 'run'>;
+  readonly runner: Pick<ScriptRunner, 'run' | 'start'>;
   /** Async jobs (run_async tools, skill_get_async_status, skill_cancel_async). */
   readonly jobs: Pick<JobRegistry, 'start' | 'status' | 'cancel'>;
   /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
@@ -25,6 +26,8 @@ export interface ToolCallParts {
   readonly search: SkillSearch;
   /** Bounds of read tools (`resources.*`). */
   readonly readLimits: ReadLimits;
+  /** Child spans of script runs and upstream calls; absent when tracing is off (docs/observability.md). */
+  readonly tracing?: Tracing;
 }
 
 /**

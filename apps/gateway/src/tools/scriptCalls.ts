@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { RunnerError, type RunRequest } from '@skillgate/runner';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { RunnerError, type RunRequest, type RunResult, type ScriptRunner } from '@skillgate/runner';
 import {
   type CatalogSkill,
   confirmFilePlace,
@@ -9,6 +10,7 @@ import {
 } from '@skillgate/skills';
 import { type JobStatus, StateError } from '@skillgate/state';
 import { GatewayError } from '../errors/gatewayError.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { Call } from './callTypes.js';
 import { runResultToTool, toolError } from './toolResults.js';
 
@@ -60,6 +62,33 @@ function runnerFailure(error: unknown): CallToolResult {
   throw error;
 }
 
+/**
+ * A run in spans: `script <skill>` with `script set-up` (waiting for a slot, the sandbox and the spawn) and
+ * `script run` (the process until it and its group are gone) beneath it. Arguments are never recorded.
+ */
+async function tracedRun(
+  tracing: Tracing,
+  runner: Pick<ScriptRunner, 'start'>,
+  request: RunRequest,
+  names: { readonly skill: string; readonly script: string },
+): Promise<RunResult> {
+  return tracing.inSpan(
+    `script ${names.skill}`,
+    { 'skillgate.skill.name': names.skill, 'skillgate.script': names.script },
+    async (span) => {
+      const script = await tracing.inSpan('script set-up', {}, () => runner.start(request));
+      const result = await tracing.inSpan('script run', {}, () => script.done);
+      span.setAttributes({
+        'skillgate.script.exit_code': result.exit_code ?? -1,
+        'skillgate.script.timed_out': result.timed_out,
+      });
+      if (result.exit_code !== 0)
+        span.setAttribute(ATTR_ERROR_TYPE, result.timed_out ? 'timeout' : 'nonzero_exit');
+      return result;
+    },
+  );
+}
+
 /** A run tool (or run_skill_script): runs the script now and returns its result. */
 export async function runScript(
   call: Call,
@@ -71,7 +100,12 @@ export async function runScript(
   const misplaced = await misplacedScript(file);
   if (misplaced !== undefined) return misplaced;
   try {
-    const result = await call.parts.runner.run(runRequest(call, skill, file, input));
+    const request = runRequest(call, skill, file, input);
+    const tracing = call.parts.tracing;
+    const result =
+      tracing === undefined
+        ? await call.parts.runner.run(request)
+        : await tracedRun(tracing, call.parts.runner, request, { skill, script: file.path });
     const status = result.timed_out
       ? 'timed_out'
       : result.exit_code === 0

@@ -181,6 +181,7 @@ async function upstreamCall(
     principal: call.audience.principal.id,
     signal: call.extras.signal,
     ...(call.extras.forwardProgress === undefined ? {} : { onProgress: call.extras.forwardProgress }),
+    ...(call.parts.tracing === undefined ? {} : { tracing: call.parts.tracing }),
   });
   call.audit.upstream = labels;
   return result;

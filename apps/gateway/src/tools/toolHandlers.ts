@@ -212,6 +212,15 @@ function createToolCallHandler(
       const duration_ms = Math.round(performance.now() - started);
       const tool = boundStrings(name, maxChars);
       metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      // The request's span (tracing on) names the skill the call resolved to and the disclosure it ran under.
+      if (options.tracing !== undefined) {
+        const target = called.target;
+        options.tracing.annotate({
+          'skillgate.disclosure': audience.disclosure,
+          'skillgate.tool.kind': kind,
+          ...(target !== undefined && 'skill' in target ? { 'skillgate.skill.name': target.skill } : {}),
+        });
+      }
       if (upstream.upstream !== undefined) {
         // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
         metrics.observeUpstreamCall(duration_ms / 1000, {

@@ -1,5 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME } from '@opentelemetry/semantic-conventions/incubating';
 import type { CallTool } from '@skillgate/skills';
+import type { Tracing } from '../observability/tracing.js';
 
 /** Why an upstream call failed (docs/upstreams.md): the `structuredContent.reason` of the tool error. */
 export type UpstreamFailureReason =
@@ -33,6 +36,7 @@ export interface UpstreamCaller {
       principal?: string;
       signal?: AbortSignal;
       onProgress?: (progress: UpstreamProgress) => void;
+      meta?: Readonly<Record<string, string>>;
     },
   ): Promise<UpstreamCallResult>;
 }
@@ -57,6 +61,8 @@ interface CallUpstreamOptions {
   readonly principal: string;
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: UpstreamProgress) => void;
+  /** Given (tracing on), the call is a child span whose trace context goes in the upstream's `_meta`. */
+  readonly tracing?: Tracing;
 }
 
 /** A failure as the tool error a model can act on: the reason in text and in structuredContent. */
@@ -89,11 +95,33 @@ export async function callUpstream(
       labels: { ...labels, reason },
     };
   }
-  const outcome = await options.upstreams.call(call.upstream, call.tool, options.args, {
-    principal: options.principal,
-    signal: options.signal,
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-  });
+  const pool = options.upstreams;
+  const send = (meta: Readonly<Record<string, string>> | undefined) =>
+    pool.call(call.upstream, call.tool, options.args, {
+      principal: options.principal,
+      signal: options.signal,
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      ...(meta === undefined ? {} : { meta }),
+    });
+  const tracing = options.tracing;
+  // The upstream continues this trace: its request's `_meta` carries the call span's context (SEP-414).
+  const outcome =
+    tracing === undefined
+      ? await send(undefined)
+      : await tracing.inSpan(
+          `tools/call ${call.tool}`,
+          {
+            'skillgate.upstream': call.upstream,
+            [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+            [ATTR_MCP_METHOD_NAME]: 'tools/call',
+          },
+          async (span) => {
+            const answer = await send(tracing.outgoingMeta());
+            if (!answer.ok) span.setAttribute(ATTR_ERROR_TYPE, answer.reason);
+            else if (answer.result.isError === true) span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
+            return answer;
+          },
+        );
   if (!outcome.ok) {
     return {
       result: upstreamFailure(outcome.reason, outcome.message, call),

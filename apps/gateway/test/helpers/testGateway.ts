@@ -21,6 +21,8 @@ export interface TestGateway {
   readonly url: URL;
   /** The base URL (no path). */
   readonly base: string;
+  /** The base URL of the `observability.metrics_port` listener, when one is configured. */
+  readonly metricsBase: string | undefined;
   close(): Promise<void>;
 }
 
@@ -66,8 +68,15 @@ export async function startTestGateway(
       : { env, directAnswers, logDestination: { write: (line: string) => logLines.push(line) } },
   );
   const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const metricsBase = await gateway.listenMetrics();
   if (options.awaitUpstreams !== false) await gateway.upstreamsSettled;
-  return { gateway, url: new URL(config.server.path, base), base, close: () => gateway.close() };
+  return {
+    gateway,
+    url: new URL(config.server.path, base),
+    base,
+    metricsBase,
+    close: () => gateway.close(),
+  };
 }
 
 /** A real SDK client connected over streamable HTTP, recording the notifications it receives. */

@@ -14,3 +14,15 @@ export const glob = z.string().min(1).max(256);
 
 /** The name of an environment variable. */
 export const envName = z.string().regex(ENV_NAME, 'must be an environment variable name');
+
+/** Whether a value is an http:// or https:// URL without credentials in it. */
+export const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+    );
+  } catch {
+    return false;
+  }
+};

@@ -1,6 +1,6 @@
 import { MAX_DESCRIPTION_CHARS } from '@skillgate/skills';
 import { z } from 'zod';
-import { count, envName, glob, seconds } from './fieldTypes.js';
+import { count, envName, glob, isHttpUrl, seconds } from './fieldTypes.js';
 
 // Header names (RFC 9110 tokens) the transport sets itself cannot come from config.
 const RESERVED_HEADERS = new Set([
@@ -15,21 +15,11 @@ const RESERVED_HEADERS = new Set([
   'last-event-id',
 ]);
 
-const headerName = z
+/** An HTTP header name a config may set. */
+export const headerName = z
   .string()
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name')
   .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the MCP transport itself');
-
-const isHttpUrl = (value: string): boolean => {
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
-    );
-  } catch {
-    return false;
-  }
-};
 
 const upstreamSchema = z
   .strictObject({

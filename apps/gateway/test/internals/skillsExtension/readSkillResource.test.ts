@@ -32,7 +32,7 @@ describe('readSkillResource', () => {
       maxBinaryBytes: 262_144,
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).data).toMatchObject({ uri, reason: 'changed' });
+    expect((error as ProtocolError).data).toMatchObject({ uri, reason: 'RESOURCE_CHANGED' });
     expect((error as ProtocolError).message).not.toContain('limit');
   });
 });
