@@ -9,7 +9,7 @@ const PROTOCOL_SUITES = [
   'test/search/searchLevel.test.ts',
 ];
 // Behaviour in test/, module units in test/internals/<src folder>/ (docs/architecture.md, "Tests").
-const BROWSER = ['test/operator/operatorPage.test.ts'];
+const BROWSER = ['test/operator/operatorPage.test.ts', 'test/usage/skillUsage.replicas.test.ts'];
 
 const shared = packageTestConfig();
 // Each project keeps the shared resolution and timeouts (an inline project inherits none of the root's).

@@ -30,6 +30,7 @@ import { createModernEndpoint } from './modern/modernEndpoint.js';
 import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
 import { createRecentCalls } from './observability/recentCalls.js';
+import { createUsageCounter } from './observability/usageCounter.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
 import { createSkillSearch } from './tools/skillSearch.js';
@@ -231,6 +232,15 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const inFlight = createInFlightCalls();
   // The last tool calls of this replica, for the operator page (docs/operator.md).
   const recentCalls = createRecentCalls();
+  // Per skill and principal, counted in memory and flushed to the state backend each second (docs/observability.md).
+  const usage = createUsageCounter({
+    store: state.usage,
+    metrics,
+    keepQueries: config.observability.keep_queries,
+    secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
+    maxQueryChars: settings.maxClientStringChars,
+    onError: (error) => log.warn({ err: error }, 'skill usage could not be written to the state backend'),
+  });
   const tools = createToolHandlers({
     catalogs,
     disclosure,
@@ -247,6 +257,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     maxClientStringChars: settings.maxClientStringChars,
     logArguments: settings.logArguments,
     recentCalls,
+    usage,
     ...(tracing === undefined ? {} : { tracing }),
   });
   const skills = createSkillsService({
@@ -317,6 +328,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
         sessions: store,
         jobs,
         recentCalls,
+        usage,
         stateBackend: state.backend,
       },
       secretEnvNames,
@@ -373,6 +385,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       await runner.close();
       // Calls still waiting on an upstream end with UPSTREAM_UNAVAILABLE; every stdio server is stopped.
       await upstreams.close();
+      // The last second's counts, before the store closes.
+      await usage.close();
       // Killed scripts end their calls with a result; give those results a moment to reach the clients.
       await inFlight.drained(Date.now() + 1000);
       // The SDK writes a handler's result a few microtasks after the handler returns: let it, then close.

@@ -13,7 +13,17 @@ import { redisTarget } from './redis/redisTarget.js';
 import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 import { createMemorySessionStore } from './sessions/memorySessionStore.js';
 import type { SessionStore } from './sessions/types.js';
-import type { EventBus, JobStore, PinStore, RateLimiter, RateLimitOptions, StateEvent } from './types.js';
+import type {
+  EventBus,
+  JobStore,
+  PinStore,
+  RateLimiter,
+  RateLimitOptions,
+  StateEvent,
+  UsageStore,
+} from './types.js';
+import { createMemoryUsageStore } from './usage/createMemoryUsageStore.js';
+import { createRedisUsageStore } from './usage/createRedisUsageStore.js';
 
 /** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */
 export interface StateBackendOptions {
@@ -63,6 +73,8 @@ export interface StateBackend {
   readonly rateLimiter: RateLimiter;
   /** Values the replicas agree on once (the skill sources' resolved commits without a lock file). */
   readonly pins: PinStore;
+  /** Skill usage counts (get_info/load_skill, runs, reads, upstream calls, zero-result searches). */
+  readonly usage: UsageStore;
   /** False while Redis is unreachable (for /readyz); always true in memory. */
   isHealthy(): boolean;
   /** Resolves true once Redis is reachable (at once in memory), false after timeoutMs. */
@@ -93,6 +105,7 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
       events: createMemoryEventBus<StateEvent>({ onError: options.onError }),
       rateLimiter: createMemoryRateLimiter(options.rateLimit),
       pins: createMemoryPinStore(),
+      usage: createMemoryUsageStore(),
       isHealthy: () => true,
       waitUntilReady: async () => true,
       async close() {
@@ -127,6 +140,7 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
     events,
     rateLimiter: createRedisRateLimiter({ connection, ...options.rateLimit }),
     pins: createRedisPinStore(connection),
+    usage: createRedisUsageStore({ connection }),
     isHealthy: () => connection.isHealthy(),
     waitUntilReady: (timeoutMs) => connection.waitUntilReady(timeoutMs),
     async close() {

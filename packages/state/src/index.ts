@@ -15,4 +15,8 @@ export type {
   JobStatus,
   RateLimiter,
   StateEvent,
+  UsageCount,
+  UsageEvent,
+  UsageFigures,
+  UsageStore,
 } from './types.js';

@@ -87,6 +87,18 @@ export const METRIC_SERIES = [
     help: 'Script run duration, by mode (sync or async).',
   },
   {
+    name: 'skillgate_skill_usage_total',
+    type: 'counter',
+    labels: ['skill', 'event'],
+    help: 'Calls per catalog skill by event: info (get_info, load_skill), run_ok, run_error, run_limit, read, upstream (docs/observability.md, "Skill usage").',
+  },
+  {
+    name: 'skillgate_search_empty_total',
+    type: 'counter',
+    labels: [],
+    help: 'search_skills calls that found no skill.',
+  },
+  {
     name: 'skillgate_rejected_requests_total',
     type: 'counter',
     labels: ['reason'],

@@ -1,10 +1,11 @@
 import type { Catalog, Disclosure, Problem, UpstreamSnapshot } from '@skillgate/skills';
-import type { JobRecord, SessionRecord } from '@skillgate/state';
+import type { JobRecord, SessionRecord, UsageEvent, UsageFigures } from '@skillgate/state';
 import type { PrincipalDirectory } from '../auth/principalDirectory.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { type SkillSurfaces, sharedSurfaceTools, skillSurfaces } from '../disclosure/skillSurfaces.js';
 import type { RecentCall, RecentCalls } from '../observability/recentCalls.js';
 import { redactSecrets } from '../observability/redactSecrets.js';
+import type { UsageCounter } from '../observability/usageCounter.js';
 
 /** Rows each section shows at most; the rest is one "N more" line, so any catalog gives a bounded page. */
 export const PAGE_LIMITS = {
@@ -17,6 +18,8 @@ export const PAGE_LIMITS = {
   sessions: 50,
   jobs: 50,
   calls: 200,
+  usage: 200,
+  queries: 100,
 } as const;
 
 /** Where the page reads what it shows; built by createGateway (docs/operator.md). */
@@ -38,6 +41,8 @@ export interface OperatorSources {
     newestRunning(limit: number): Promise<readonly JobRecord[]>;
   };
   readonly recentCalls: RecentCalls;
+  /** Skill usage of every replica sharing the state backend. */
+  readonly usage: Pick<UsageCounter, 'totals'>;
   /** The effective config, already redacted. */
   readonly effectiveConfig: string;
   /** Configured secret values (tokens, upstream credentials): cut from anything else shown, such as errors. */
@@ -58,6 +63,30 @@ export interface SkillRow {
   readonly moreFiles: number;
   readonly problems: readonly Problem[];
   readonly surfaces: SkillSurfaces;
+}
+
+/** One skill's usage over the kept window, every principal together. */
+export interface UsageRow {
+  readonly skill: string;
+  readonly info: number;
+  readonly runsOk: number;
+  readonly runsError: number;
+  readonly runsLimit: number;
+  readonly reads: number;
+  readonly upstream: number;
+  readonly total: number;
+  /** Principals that used it, most active first (capped). */
+  readonly principals: readonly string[];
+}
+
+/** Skill usage as the page shows it. */
+export interface UsageView {
+  /** Catalog skills that were used, most used first (capped). */
+  readonly used: readonly UsageRow[];
+  /** Catalog skills with no use in the window. */
+  readonly neverUsed: readonly string[];
+  readonly emptySearches: number;
+  readonly queries: readonly { readonly text: string; readonly n: number }[];
 }
 
 /** The principal view: what one named principal sees. */
@@ -93,6 +122,7 @@ export interface OperatorView {
   readonly callsCapacity: number;
   readonly config: string;
   readonly stateBackend: string;
+  readonly usage: UsageView;
 }
 
 /** What the request asked for: a skill filter and a principal to look through. */
@@ -144,11 +174,12 @@ export async function collectOperatorView(
   );
   const principalName = query.as ?? sources.principals.names[0];
   const principal = principalName === undefined ? undefined : sources.principals.byName(principalName);
-  const [sessionsOpen, sessions, jobsRunning, jobs] = await Promise.all([
+  const [sessionsOpen, sessions, jobsRunning, jobs, usage] = await Promise.all([
     sources.sessions.count(),
     sources.sessions.recent(PAGE_LIMITS.sessions),
     sources.jobs.countRunning(),
     sources.jobs.newestRunning(PAGE_LIMITS.jobs),
+    sources.usage.totals(),
   ]);
   // An upstream's error text comes from the network: it never carries a configured secret onto the page.
   const upstreams = sources
@@ -189,5 +220,57 @@ export async function collectOperatorView(
     callsCapacity: sources.recentCalls.capacity,
     config: sources.effectiveConfig,
     stateBackend: sources.stateBackend,
+    usage: usageView(catalog, usage),
+  };
+}
+
+const EVENT_COLUMN = {
+  info: 'info',
+  run_ok: 'runsOk',
+  run_error: 'runsError',
+  run_limit: 'runsLimit',
+  read: 'reads',
+  upstream: 'upstream',
+} as const satisfies Record<UsageEvent, keyof UsageRow>;
+
+/** Per-skill rows of the current catalog's skills (a removed skill's counts are not shown), most used first. */
+function usageView(catalog: Catalog, figures: UsageFigures): UsageView {
+  type Mutable = { -readonly [K in keyof UsageRow]: UsageRow[K] };
+  const rows = new Map<string, Mutable>();
+  const byPrincipal = new Map<string, Map<string, number>>();
+  for (const c of figures.counts) {
+    if (!catalog.skills.has(c.skill)) continue;
+    const row = rows.get(c.skill) ?? {
+      skill: c.skill,
+      info: 0,
+      runsOk: 0,
+      runsError: 0,
+      runsLimit: 0,
+      reads: 0,
+      upstream: 0,
+      total: 0,
+      principals: [],
+    };
+    row[EVENT_COLUMN[c.event]] += c.n;
+    row.total += c.n;
+    rows.set(c.skill, row);
+    const principals = byPrincipal.get(c.skill) ?? new Map<string, number>();
+    principals.set(c.principal, (principals.get(c.principal) ?? 0) + c.n);
+    byPrincipal.set(c.skill, principals);
+  }
+  for (const [skill, principals] of byPrincipal) {
+    const row = rows.get(skill);
+    if (row !== undefined)
+      row.principals = [...principals]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([name]) => name);
+  }
+  const used = [...rows.values()].sort((a, b) => b.total - a.total || a.skill.localeCompare(b.skill));
+  return {
+    used: used.slice(0, PAGE_LIMITS.usage),
+    neverUsed: [...catalog.skills.keys()].filter((name) => !rows.has(name)).sort(),
+    emptySearches: figures.emptySearches,
+    queries: figures.queries.slice(0, PAGE_LIMITS.queries),
   };
 }

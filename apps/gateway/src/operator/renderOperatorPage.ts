@@ -145,14 +145,61 @@ const callsSection = (view: OperatorView): SafeHtml => {
 <p class="muted">The last ${view.callsCapacity} calls this replica answered (of ${view.callsTotal} since it started), newest first; arguments are never shown.</p>${rows}</section>`;
 };
 
+const usageSection = (view: OperatorView): SafeHtml => {
+  const { usage } = view;
+  const rows =
+    usage.used.length === 0
+      ? html`<p class="muted">No skill used yet.</p>`
+      : dataTable(
+          [
+            'skill',
+            'info',
+            'runs ok',
+            'runs failed',
+            'runs at a limit',
+            'reads',
+            'upstream calls',
+            'principals',
+          ],
+          usage.used.map((u) => ({
+            attributes: html` data-usage="${u.skill}"`,
+            cells: [
+              html`<code>${u.skill}</code>`,
+              u.info,
+              u.runsOk,
+              html`<span class="${u.runsError > 0 ? 'bad' : ''}">${u.runsError}</span>`,
+              html`<span class="${u.runsLimit > 0 ? 'warn' : ''}">${u.runsLimit}</span>`,
+              u.reads,
+              u.upstream,
+              u.principals.join(', '),
+            ],
+          })),
+        );
+  const never =
+    usage.neverUsed.length === 0
+      ? html`<p class="muted">Every skill was used.</p>`
+      : html`<p id="never-used">${usage.neverUsed.map((name, i) => html`${i === 0 ? '' : ', '}<code>${name}</code>`)}</p>`;
+  const queries =
+    usage.queries.length === 0
+      ? html`<p class="muted">${usage.emptySearches === 0 ? 'None.' : 'Their texts are not kept (observability.keep_queries).'}</p>`
+      : dataTable(
+          ['query', 'times'],
+          usage.queries.map((q) => ({ attributes: html` data-query="${q.text}"`, cells: [q.text, q.n] })),
+        );
+  return html`<section id="usage"><h2>Skill usage</h2>
+<p class="muted">${view.stateBackend === 'redis' ? 'All replicas, the last 30 days' : 'This process, since it started'}; most used first. info counts get_info and load_skill.</p>${rows}
+<h3>Never used</h3>${never}
+<h3>Searches that found nothing: ${usage.emptySearches}</h3>${queries}</section>`;
+};
+
 /** The whole operator page (docs/operator.md): server-rendered, no script, no external asset. */
 export function renderOperatorPage(view: OperatorView): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>skillgate operator</title>
 <style>${STYLE}</style></head><body>
 <header><div><h1>skillgate ${SERVER_INFO.version}</h1><p>Operator page, opened as <b>${view.viewer}</b>.</p>
-<nav><a href="#skills">Skills</a><a href="#upstreams">Upstreams</a><a href="#principal">Who sees what</a><a href="#sessions">Sessions and jobs</a><a href="#calls">Recent calls</a><a href="#config">Config</a></nav></div></header>
-<main>${overview(view)}${renderSkillsSection(view)}${upstreamsSection(view)}${principalSection(view)}${sessionsSection(view)}${callsSection(view)}
+<nav><a href="#skills">Skills</a><a href="#upstreams">Upstreams</a><a href="#principal">Who sees what</a><a href="#sessions">Sessions and jobs</a><a href="#usage">Usage</a><a href="#calls">Recent calls</a><a href="#config">Config</a></nav></div></header>
+<main>${overview(view)}${renderSkillsSection(view)}${upstreamsSection(view)}${principalSection(view)}${sessionsSection(view)}${usageSection(view)}${callsSection(view)}
 <section id="config"><h2>Effective config</h2><p class="muted">Secrets are redacted.</p><pre>${view.config}</pre></section>
 </main></body></html>`.text;
 }

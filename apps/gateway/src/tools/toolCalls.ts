@@ -1,17 +1,21 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   type CallTool,
+  type Catalog,
   type CatalogSkill,
   INPUT_OF_KIND,
   type InputOf,
+  LIST_ALL_QUERY,
   type SkillFile,
   type ToolKind,
   type ToolTarget,
 } from '@skillgate/skills';
+import type { UsageEvent } from '@skillgate/state';
 import { createOwnedMemo } from '../core/catalogMemo.js';
 import { renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
+import type { UsageMark } from '../observability/usageCounter.js';
 import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
@@ -29,6 +33,8 @@ export interface CallDone {
   readonly outcome: CallOutcome;
   /** Set for calls of upstream tools: what the audit line names. */
   readonly upstream?: UpstreamCallLabels;
+  /** What the call adds to skill usage, when it used a catalog skill or searched in vain. */
+  readonly usage?: UsageMark;
 }
 
 type Handler<K extends ToolKind> = (
@@ -71,12 +77,55 @@ export async function callTool(
   const input = parseArguments<InputOf<typeof target.kind>>(validator, name, args);
   const handler = HANDLERS[target.kind] as Handler<typeof target.kind>;
   const result = await handler(call, target, input);
+  const usage = usageOf(catalog, target, input, result);
   return {
     result,
     kind: target.kind,
     outcome: result.isError === true ? 'tool_error' : 'ok',
     ...(call.audit.upstream === undefined ? {} : { upstream: call.audit.upstream }),
+    ...(usage === undefined ? {} : { usage }),
   };
+}
+
+// The usage event of each kind that uses one skill; search_skills is counted only when it found nothing.
+const USAGE_OF_KIND: Partial<Record<ToolKind, UsageEvent | 'run'>> = {
+  get_info: 'info',
+  load_skill: 'info',
+  read: 'read',
+  read_skill_file: 'read',
+  run: 'run',
+  run_async: 'run',
+  run_skill_script: 'run',
+  call: 'upstream',
+  call_skill_tool: 'upstream',
+};
+
+/**
+ * What a finished call adds to skill usage: only skills of the catalog are counted (so the metric's skill
+ * label is bounded by it); a run is ok, error, or limit (timed out or stopped by a scripts.limits key).
+ */
+function usageOf(
+  catalog: Catalog,
+  target: ToolTarget,
+  input: unknown,
+  result: CallToolResult,
+): UsageMark | undefined {
+  if (target.kind === 'search_skills') {
+    const found = (result.structuredContent as { results?: readonly unknown[] } | undefined)?.results;
+    const query = (input as { query?: unknown }).query;
+    return found?.length === 0 && typeof query === 'string' && query.trim() !== LIST_ALL_QUERY
+      ? { emptySearch: query }
+      : undefined;
+  }
+  const event = USAGE_OF_KIND[target.kind];
+  if (event === undefined) return undefined;
+  const fields = input as { name?: unknown; skill?: unknown };
+  const skill = 'skill' in target ? target.skill : target.kind === 'load_skill' ? fields.name : fields.skill;
+  if (typeof skill !== 'string' || !catalog.skills.has(skill)) return undefined;
+  if (event !== 'run') return { skill, event };
+  const run = result.structuredContent as { timed_out?: boolean; limit_exceeded?: string } | undefined;
+  if (run?.timed_out === true || run?.limit_exceeded !== undefined) return { skill, event: 'run_limit' };
+  return { skill, event: result.isError === true ? 'run_error' : 'run_ok' };
 }
 
 const HANDLERS: { readonly [K in ToolKind]: Handler<K> } = {

@@ -13,6 +13,7 @@ import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { RecentCall, RecentCalls } from '../observability/recentCalls.js';
+import type { UsageCounter, UsageMark } from '../observability/usageCounter.js';
 import { writesAt } from '../observability/writesAt.js';
 import type { CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
@@ -39,6 +40,8 @@ export interface ToolHandlersOptions extends ToolCallParts {
   readonly logArguments: boolean;
   /** Where each finished call is also kept for the operator page (never its arguments). */
   readonly recentCalls: Pick<RecentCalls, 'record'>;
+  /** Skill usage per skill and principal (docs/observability.md, "Skill usage"). */
+  readonly usage?: Pick<UsageCounter, 'record'>;
 }
 
 /** tools/list + tools/call of the gateway, the same way for both eras. */
@@ -122,6 +125,7 @@ function createToolCallHandler(
     const called: CalledTool = { name, catalog, target: catalog.resolve(name) };
     let kind: string = called.target?.kind ?? 'unknown';
     let outcome = 'error';
+    let usage: UsageMark | undefined;
     let heldUntilRelisted: (() => Promise<void>) | undefined;
     let upstream: Record<string, string> = {};
     // Progress notifications still being written: the result waits for them, so none arrives after it
@@ -186,6 +190,7 @@ function createToolCallHandler(
       if (progressSent.length > 0) await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
+      usage = done.usage;
       if (done.upstream !== undefined) {
         const { reason, ...labels } = done.upstream;
         upstream = { ...labels, ...(reason === undefined ? {} : { reason }) };
@@ -212,6 +217,7 @@ function createToolCallHandler(
       const duration_ms = Math.round(performance.now() - started);
       const tool = boundStrings(name, maxChars);
       metrics.inc('skillgate_tool_calls_total', { kind, outcome });
+      if (usage !== undefined) options.usage?.record(audience.principal.name, usage);
       // The request's span (tracing on) names the skill the call resolved to and the disclosure it ran under.
       if (options.tracing !== undefined) {
         const target = called.target;

@@ -47,4 +47,10 @@ export const observabilitySchema = z.strictObject({
     .describe(
       'Serve /metrics only on this port (on server.host), not on server.port; unset: /metrics is on the main port. 0 = any free port.',
     ),
+  keep_queries: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Keep the text of search_skills queries that found nothing (secrets redacted, cut to server.max_client_string_chars, the 100 most searched) for the operator page; off: only their count.',
+    ),
 });
