@@ -45,7 +45,8 @@ const MAX_PENDING_QUERIES = 100;
  * texts by the store's cap, so a failed flush that keeps its counts cannot grow without bound either.
  */
 export function createUsageCounter(options: UsageCounterOptions): UsageCounter {
-  let counts = new Map<string, UsageCount>();
+  // Mutable entries: a repeat call adds to its entry in place (no allocation on the call path).
+  let counts = new Map<string, { -readonly [K in keyof UsageCount]: UsageCount[K] }>();
   let queries = new Map<string, number>();
   let emptySearches = 0;
   let flushing: Promise<void> | undefined;
@@ -69,7 +70,7 @@ export function createUsageCounter(options: UsageCounterOptions): UsageCounter {
     const key = `${event}\t${skill}\t${principal}`;
     const held = counts.get(key);
     if (held === undefined) counts.set(key, { skill, principal, event, n });
-    else counts.set(key, { ...held, n: held.n + n });
+    else held.n += n;
   };
   const flush = async (): Promise<void> => {
     // One flush at a time: a slow Redis never piles up overlapping batches.
