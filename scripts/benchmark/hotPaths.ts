@@ -16,7 +16,7 @@ const META = {
 const ACCEPT = 'application/json, text/event-stream';
 
 /** One request of one era, as a client sends it. */
-interface HotPath {
+export interface HotPath {
   readonly label: string;
   readonly era: 'modern' | 'legacy';
   readonly method: string;
@@ -45,8 +45,8 @@ export interface HotPathResult {
   readonly errors: number;
 }
 
-const SKILL = 'gen-00000';
-const PATHS: readonly HotPath[] = [
+export const SKILL = 'gen-00000';
+export const PATHS: readonly HotPath[] = [
   { label: 'tools/list', era: 'modern', method: 'tools/list', params: {} },
   {
     label: 'tools/call get_info',
@@ -123,7 +123,7 @@ const headersOf = (path: HotPath, session?: string): Record<string, string> => (
   ...(session === undefined ? {} : { 'mcp-session-id': session }),
 });
 
-async function loadOnce(
+export async function loadOnce(
   url: string,
   path: HotPath,
   sessions: readonly string[],

@@ -11,7 +11,6 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { hotPaths } from './hotPaths.js';
 import { oauthBench } from './oauth.js';
 import { operatorPageBench } from './operatorPage.js';
-
 import { replicas } from './replicas.js';
 import { searchBench } from './searchPhase.js';
 import { skillsListBench } from './skillsList.js';
@@ -26,6 +25,7 @@ import {
   serverMemory,
   startServer,
 } from './support.js';
+import { tracingCost } from './tracingPhase.js';
 import { upstreamMemory } from './upstreamMemory.js';
 import { upstreamOverhead } from './upstreamOverhead.js';
 import { upstreamTokens } from './upstreamTokens.js';
@@ -457,6 +457,31 @@ async function hotPathRows(root: string, seconds: number) {
   }
 }
 
+/** Tracing off (the default) vs every request traced and exported vs the code before tracing existed. */
+async function tracingRows(root: string, seconds: number) {
+  const measured = await tracingCost(root, seconds);
+  results.tracing = measured;
+  for (const r of measured) {
+    row(
+      'tracing',
+      `${r.path} req/s, tracing off`,
+      `${fmt(r.off.rps)} (${fmt(r.off.cpu)} µs/req)`,
+      r.before === undefined ? '' : `before tracing ${fmt(r.before.rps)} (${fmt(r.before.cpu)} µs/req)`,
+      r.before === undefined ? '' : fmt(r.off.rps / r.before.rps, 2),
+      '>= 0.95',
+      r.before === undefined ? undefined : r.off.rps / r.before.rps >= 0.95,
+    );
+    row(
+      'tracing',
+      `${r.path} req/s, every request traced`,
+      `${fmt(r.on.rps)} (${fmt(r.on.cpu)} µs/req)`,
+      `off ${fmt(r.off.rps)}`,
+      fmt(r.on.rps / r.off.rps, 2),
+      '',
+    );
+  }
+}
+
 async function scale(small: string, thousand: string, tenThousand: string | undefined, sessions: number) {
   for (const [label, root] of [
     ['1,000 skills', thousand],
@@ -723,6 +748,7 @@ try {
   });
   await eras(hundred, QUICK ? 2 : 6);
   await hotPathRows(hundred, QUICK ? 1 : 3);
+  await tracingRows(hundred, QUICK ? 1 : 3);
   await scale(small, thousand, tenThousand, QUICK ? 300 : 2000);
   await catalogBuild(thousandByTen, QUICK ? 3 : 9);
   await skillsList(thousandByTen, QUICK ? 2 : 5);

@@ -50,6 +50,10 @@ if (kind === 'gateway') {
       sessions: { max_sessions: 200_000, max_per_principal: 200_000, relist_wait_ms: 0 },
       scripts: { max_concurrent: 16, max_concurrent_per_principal: 16, sandbox },
       logging: { level: 'silent' },
+      // BENCH_TRACING: an OTLP/HTTP endpoint; every request is traced and exported there (tracingPhase.ts).
+      ...(process.env.BENCH_TRACING === undefined
+        ? {}
+        : { observability: { tracing: { endpoint: process.env.BENCH_TRACING, sample_ratio: 1 } } }),
     },
     { baseDir: process.cwd() },
   );

@@ -22,6 +22,8 @@ export async function startServer(
   disclosure = 'namespaced',
   sandbox = 'auto',
   env: Readonly<Record<string, string>> = {},
+  /** Another checkout's benchmark servers (a build of older code, measured beside this one). */
+  repo = join(here, '../..'),
 ): Promise<BenchServer> {
   const started = performance.now();
   const child: ChildProcess = spawn(
@@ -34,13 +36,13 @@ export async function startServer(
       ...(process.env.BENCH_SOURCE === '1' ? ['--conditions=@skillgate/source'] : []),
       '--import',
       'tsx',
-      join(here, 'servers.ts'),
+      join(repo, 'scripts/benchmark/servers.ts'),
       kind,
       root,
       disclosure,
       sandbox,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(here, '../..'), env: { ...process.env, ...env } },
+    { stdio: ['ignore', 'pipe', 'inherit'], cwd: repo, env: { ...process.env, ...env } },
   );
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';

@@ -189,6 +189,7 @@ describe('loadConfig from a file', () => {
           service_name: 'skillgate-eu',
         },
         metrics_port: 9464,
+        keep_queries: true,
       },
     });
   });

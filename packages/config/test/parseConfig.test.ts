@@ -118,6 +118,7 @@ describe('parseConfig defaults', () => {
           service_name: 'skillgate',
         },
         metrics_port: null,
+        keep_queries: false,
       },
     });
   });
