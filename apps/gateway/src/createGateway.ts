@@ -112,6 +112,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   let sessions: LiveSessions | undefined;
   // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
   const state = await startSharedState({
+    ...(tracing === undefined ? {} : { tracing }),
     config,
     env,
     log,

@@ -8,7 +8,7 @@ import { createMemoryPinStore } from './pins/createMemoryPinStore.js';
 import { createRedisPinStore } from './pins/createRedisPinStore.js';
 import { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
-import { createRedisConnection } from './redis/createRedisConnection.js';
+import { createRedisConnection, type RoundTrip } from './redis/createRedisConnection.js';
 import { redisTarget } from './redis/redisTarget.js';
 import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 import { createMemorySessionStore } from './sessions/memorySessionStore.js';
@@ -52,6 +52,8 @@ export interface StateBackendOptions {
   readonly replica?: string;
   /** Receives background errors (lost connections, failed publishes); never thrown. */
   readonly onError?: (error: Error) => void;
+  /** Wraps every round trip to Redis (the gateway's trace spans); absent: nothing is wrapped. */
+  readonly roundTrip?: RoundTrip;
   /** Timings, for tests (defaults suit production). */
   readonly timings?: {
     readonly commandTimeoutMs?: number;
@@ -123,6 +125,7 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
     connectTimeoutMs: timings.connectTimeoutMs,
     healthIntervalMs: timings.healthIntervalMs,
     onError: options.onError,
+    ...(options.roundTrip === undefined ? {} : { roundTrip: options.roundTrip }),
   });
   const sessions = createRedisSessionStore({ connection, ...options.sessions });
   const jobs = createRedisJobStore({

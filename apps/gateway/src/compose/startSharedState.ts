@@ -1,14 +1,27 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import { createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Tracing } from '../observability/tracing.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
+
+/**
+ * Each Redis round trip made while a request is served becomes a child span of that request (`redis command`,
+ * `redis script`): the shared state's share of a request's time. Outside a request (health pings, expiry
+ * sweeps) `inSpan` makes none.
+ */
+const redisSpans =
+  (tracing: Tracing) =>
+  <T>(operation: 'command' | 'script', run: () => Promise<T>): Promise<T> =>
+    tracing.inSpan(`redis ${operation}`, { 'db.system.name': 'redis', 'db.operation.name': operation }, run);
 
 /** Options of startSharedState. */
 export interface StartSharedStateOptions {
   readonly config: SkillgateConfig;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: FastifyBaseLogger;
+  /** Spans of MCP requests (tracing on): each Redis round trip of a request is a child span. */
+  readonly tracing?: Tracing;
   /** A stored session ended: it expired, or a DELETE reached some replica (its copies here close). */
   readonly onSessionEnded: (id: string, why: 'expired' | 'deleted') => void;
 }
@@ -40,6 +53,7 @@ export async function startSharedState(
     jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
     rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
     onError: (error) => log.warn({ err: error }, 'shared state error'),
+    ...(options.tracing === undefined ? {} : { roundTrip: redisSpans(options.tracing) }),
   });
   if (!(await state.waitUntilReady(STATE_STARTUP_WAIT_MS))) {
     log.warn('shared state (Redis) is not reachable yet: requests get 503 and /readyz is false until it is');

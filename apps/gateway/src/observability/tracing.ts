@@ -4,6 +4,7 @@ import {
   type Context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -124,7 +125,9 @@ export function createTracing(settings: TracingSettings): Tracing {
     },
     async inSpan(name, attributes, fn) {
       const current = store.getStore();
-      const parent = current?.context ?? ROOT_CONTEXT;
+      // Outside a request (a health sweep's Redis round trip) there is nothing to be a child of: no span.
+      if (current === undefined) return fn(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
+      const parent = current.context;
       const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
       const inner: Current = { context: trace.setSpan(parent, span), span };
       try {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { waitFor } from '@skillgate/testkit';
+import { startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlpReceiver.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
@@ -22,7 +22,10 @@ const callerTrace = () => {
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
 };
 
-async function start(extra: Record<string, unknown> = {}): Promise<{ gw: TestGateway; otlp: OtlpReceiver }> {
+async function start(
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<{ gw: TestGateway; otlp: OtlpReceiver }> {
   const otlp = await startOtlpReceiver();
   open.push(otlp);
   const gw = await startTestGateway(
@@ -33,7 +36,7 @@ async function start(extra: Record<string, unknown> = {}): Promise<{ gw: TestGat
       },
       ...extra,
     },
-    { ...process.env, AGENT_A_TOKEN: TOKEN },
+    { ...process.env, AGENT_A_TOKEN: TOKEN, ...env },
   );
   open.push(gw);
   return { gw, otlp };
@@ -186,6 +189,35 @@ describe('OpenTelemetry traces of MCP requests (observability.tracing)', () => {
     });
     // The upstream got the trace context of the gateway's call span, not the caller's own span.
     expect(metas.at(-1)?.traceparent).toBe(`00-${caller.traceId}-${upstream.spanId}-01`);
+  });
+
+  it("the shared state's Redis round trips of a request are child spans of it, and nothing else is", async () => {
+    const redis = await startRedisServer({ appendOnly: false });
+    open.push(redis);
+    const { gw, otlp } = await start(
+      { state: { backend: 'redis', redis_url_env: 'TRACE_REDIS_URL' } },
+      { TRACE_REDIS_URL: redis.url },
+    );
+    const client = await connectClient(gw.url, { token: TOKEN });
+    open.push(client);
+    const caller = callerTrace();
+    // get_info unlocks the skill for the session: a script round trip to Redis within the request.
+    await client.client.callTool({
+      name: 'skill_text-stats_get_info',
+      arguments: {},
+      _meta: { traceparent: caller.traceparent },
+    });
+    const request = await spanNamed(otlp, 'tools/call skill_text-stats_get_info', caller.traceId);
+    const redisSpans = () => otlp.spans.filter((s) => s.name.startsWith('redis '));
+    await waitFor(() => redisSpans().some((s) => s.traceId === caller.traceId), { what: 'a redis span' });
+    for (const span of redisSpans().filter((s) => s.traceId === caller.traceId)) {
+      expect(span.parentSpanId).toBe(request.spanId);
+      expect(span.attributes).toMatchObject({ 'db.system.name': 'redis' });
+      expect(['redis command', 'redis script']).toContain(span.name);
+    }
+    // Round trips outside any request (heartbeats, expiry sweeps) start no trace of their own.
+    expect(redisSpans().filter((s) => s.parentSpanId === '')).toEqual([]);
+    expectNothingSecret(otlp);
   });
 
   it('sends OTLP protobuf by default, with the collector headers from the environment', async () => {

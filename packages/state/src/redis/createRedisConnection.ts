@@ -9,6 +9,11 @@ export interface RedisConnectionOptions {
   readonly url: string;
   /** Prepended to every key and channel, so several gateways can share one Redis. */
   readonly keyPrefix: string;
+  /**
+   * Wraps every round trip to Redis (a command or a script), e.g. in a trace span; `operation` is `command` or
+   * `script`. Absent: nothing is wrapped.
+   */
+  readonly roundTrip?: RoundTrip;
   /** A command without an answer after this long fails with STATE_UNAVAILABLE (default 1000). */
   readonly commandTimeoutMs?: number;
   /** A connection attempt is given up after this long (default 2000). */
@@ -18,6 +23,9 @@ export interface RedisConnectionOptions {
   /** Receives connection errors (logged by the gateway); never thrown. */
   readonly onError?: (error: Error) => void;
 }
+
+/** Wraps one round trip to Redis (createStateBackend's `roundTrip`: the gateway's trace spans). */
+export type RoundTrip = <T>(operation: 'command' | 'script', run: () => Promise<T>) => Promise<T>;
 
 /** One replica's connections to Redis: commands on one, subscriptions on another. */
 export interface RedisConnection {
@@ -105,10 +113,13 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     pingOk = true;
   });
 
-  const run = async <T>(op: (c: Redis) => Promise<T>): Promise<T> => {
+  const roundTrip = options.roundTrip;
+  const send = <T>(operation: 'command' | 'script', op: (c: Redis) => Promise<T>): Promise<T> =>
+    roundTrip === undefined ? op(client) : roundTrip(operation, () => op(client));
+  const runAs = async <T>(operation: 'command' | 'script', op: (c: Redis) => Promise<T>): Promise<T> => {
     if (closed) throw new StateError('STATE_CLOSED', 'the state store is closed');
     try {
-      return await op(client);
+      return await send(operation, op);
     } catch (error) {
       if (error instanceof StateError) throw error;
       // Redis answers writes past its maxmemory with OOM (noeviction): full, not away; say which. In a
@@ -126,12 +137,14 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     }
   };
 
+  const run = <T>(op: (c: Redis) => Promise<T>): Promise<T> => runAs('command', op);
+
   return {
     client,
     key: (...parts) => `${options.keyPrefix}${parts.join(':')}`,
     run,
     script(script, keys, args) {
-      return run(async (c) => {
+      return runAs('script', async (c) => {
         try {
           return await c.evalsha(script.sha, keys.length, ...keys, ...args);
         } catch (error) {
