@@ -6,25 +6,13 @@ import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliArgs } from './helpers/cliCommand.js';
+import { cliArgs, runCli } from './helpers/cliCommand.js';
 import { connectClient, EXAMPLES_ROOT, REPO_ROOT, toolNames } from './helpers/testGateway.js';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 const BROKEN = join(REPO_ROOT, 'packages/skills/test/fixtures/broken');
 
-/** Runs the real CLI in a child process; resolves with its exit code and output whatever the code. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...cliArgs(), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, SKILLGATE_CONFIG: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 describe('skillgate CLI', () => {
   it('validate: the bundled examples load without errors', async () => {

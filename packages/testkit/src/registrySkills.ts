@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-// The public ETOM catalogue of MCP servers (MIT, see its SOURCE.md) sits beside the clone, in
-// `<repo>/../shared/corpora/mcp-servers/`, both on developer machines and in CI.
+// The public ETOM catalogue of MCP servers and its labelled dev queries (MIT; where they come from, byte for
+// byte, is in corpora/mcp-servers/SOURCE.md), committed with the repository.
 const REPO = join(import.meta.dirname, '../../..');
-const CORPUS = join(REPO, '../shared/corpora/mcp-servers');
+const CORPUS = join(REPO, 'corpora/mcp-servers');
 
 /** One MCP server of the registry, as the corpus describes it. */
 export interface RegistryServer {
@@ -27,9 +27,7 @@ export interface RegistryQuery {
 function corpusFile(name: string): string {
   const path = join(CORPUS, name);
   if (!existsSync(path)) {
-    throw new Error(
-      `the MCP server corpus is missing: ${path} (clone the shared corpora beside the repository, as CI does)`,
-    );
+    throw new Error(`the MCP server corpus is missing: ${path} (it is committed under corpora/mcp-servers/)`);
   }
   return path;
 }

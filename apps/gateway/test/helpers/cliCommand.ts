@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { REPO_ROOT } from './testGateway.js';
 
 const BUILT = join(REPO_ROOT, 'apps/gateway/dist/cli.js');
@@ -43,4 +45,25 @@ export function cliArgs(): readonly string[] {
       built > newestSource() ? [BUILT] : ['--conditions=@skillgate/source', '--import', 'tsx', SOURCE];
   }
   return command;
+}
+
+/** What one CLI run printed, and its exit code. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real CLI in a child process (no SKILLGATE_CONFIG); resolves with its exit code and output. */
+export async function runCli(...args: string[]): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...cliArgs(), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SKILLGATE_CONFIG: '' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }

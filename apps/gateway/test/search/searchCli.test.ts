@@ -4,23 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cliArgs } from '../helpers/cliCommand.js';
-import { EXAMPLES_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+import { runCli } from '../helpers/cliCommand.js';
+import { EXAMPLES_ROOT } from '../helpers/testGateway.js';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...cliArgs(), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, SKILLGATE_CONFIG: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 describe('skillgate search', () => {
   it('ranks the skills of the given folders for a query, as search_skills does (--json)', async () => {

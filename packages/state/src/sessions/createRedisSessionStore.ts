@@ -269,7 +269,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     },
     async unlock(scopeKey, skill, limit) {
       ensureOpen();
-      const costs = limit === undefined ? [] : [...limit.costs].flatMap(([name, cost]) => [name, cost]);
+      const costs = limit === undefined ? [] : [...limit.costs].flat();
       const budget = limit === undefined ? '' : limit.budget;
       const reply = await connection.script(UNLOCK, [unlocksKey(scopeKey)], [skill, ttl, budget, ...costs]);
       const [added, dropped] = Array.isArray(reply) ? reply : [];
