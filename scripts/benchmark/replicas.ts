@@ -3,9 +3,8 @@
 // the gateway's replica tests start (apps/gateway/test/helpers), and skips itself when they are absent.
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { type RedisServer, startRedisServer } from '@skillgate/testkit';
+import { type Haproxy, type RedisServer, startHaproxy, startRedisServer } from '@skillgate/testkit';
 import { execa } from 'execa';
-import { type Haproxy, startHaproxy } from '../../apps/gateway/test/helpers/haproxy.js';
 import { type BenchServer, openSessions, rpc, startServer } from './support.js';
 
 /** One autocannon run: requests per second, latency percentiles (ms), failed answers. */

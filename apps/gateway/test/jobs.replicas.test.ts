@@ -3,9 +3,14 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
+import {
+  BACKEND_HEADER,
+  type RedisServer,
+  startHaproxy,
+  startRedisServer,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKEND_HEADER, startHaproxy } from './helpers/haproxy.js';
 import { messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import { startTestGateway, type TestGateway } from './helpers/testGateway.js';

@@ -1,9 +1,8 @@
 import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
+import { BACKEND_HEADER, type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BACKEND_HEADER } from './helpers/haproxy.js';
 import { ACCEPT, initializeBody, messagesOf, openSession, post } from './helpers/rawHttp.js';
 import {
   connectRecorded,

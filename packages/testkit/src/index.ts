@@ -6,6 +6,7 @@ export {
   startGitServer,
   type TestRepo,
 } from './gitServer.js';
+export { BACKEND_HEADER, type Haproxy, startHaproxy } from './haproxy.js';
 export { freePort, type RedisServer, startRedisServer } from './redisServer.js';
 export {
   type RegistryQuery,

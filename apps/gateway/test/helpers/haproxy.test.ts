@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@skillgate/testkit';
+import { BACKEND_HEADER, type Haproxy, startHaproxy, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACKEND_HEADER, type Haproxy, startHaproxy } from './haproxy.js';
 
 // Plain HTTP backends stand in for gateway replicas: this checks the balancer the replica tests rely on.
 const servers: Server[] = [];

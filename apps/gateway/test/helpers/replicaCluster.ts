@@ -6,11 +6,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig } from '@skillgate/config';
-import { freePort, waitFor } from '@skillgate/testkit';
+import { BACKEND_HEADER, freePort, type Haproxy, startHaproxy, waitFor } from '@skillgate/testkit';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { createGateway, type Gateway } from '../../src/index.js';
-import { BACKEND_HEADER, type Haproxy, startHaproxy } from './haproxy.js';
 import { serveProcess } from './serveProcess.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from './testGateway.js';
 

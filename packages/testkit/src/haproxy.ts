@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '@skillgate/testkit';
+import { freePort } from './redisServer.js';
+import { waitFor } from './waitFor.js';
 
 /** A real HAProxy (the Debian package) on a free loopback port, round-robin in front of N backends. */
 export interface Haproxy {
