@@ -24,29 +24,10 @@ import { type RegistryQuery, readRegistryQueries, writeRegistrySkills } from '@s
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import MiniSearch from 'minisearch';
 import pino from 'pino';
+import type { PhaseOptions } from './support.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const EXAMPLES = join(REPO, 'examples/skills');
-
-/** How a phase reports one row of the bench table (index.ts's row()). */
-export type Row = (
-  group: string,
-  metric: string,
-  value: string,
-  reference: string,
-  ratio: string,
-  target: string,
-  ok?: boolean,
-) => void;
-
-/** Options of searchBench. */
-export interface SearchBenchOptions {
-  readonly row: Row;
-  readonly fmt: (n: number, digits?: number) => string;
-  readonly note: (text: string) => void;
-  /** Fewer sizes and repetitions (BENCH_QUICK). */
-  readonly quick: boolean;
-}
 
 interface Quality {
   readonly recall1: number;
@@ -131,7 +112,7 @@ const heap = () => {
 };
 
 /** Runs the search phase and reports its rows; returns the numbers for latest.json. */
-export async function searchBench(options: SearchBenchOptions): Promise<Record<string, unknown>> {
+export async function searchBench(options: PhaseOptions): Promise<Record<string, unknown>> {
   const { row, fmt, note, quick } = options;
   const out: Record<string, unknown> = {};
   const queries = await readRegistryQueries();

@@ -10,19 +10,9 @@ import { parseConfig } from '@skillgate/config';
 import { createGateway } from '@skillgate/gateway';
 import { createTestRepo, startGitServer } from '@skillgate/testkit';
 import pino from 'pino';
-import type { Row } from './searchPhase.js';
-import { generateSkills } from './support.js';
+import { generateSkills, type PhaseOptions } from './support.js';
 
 const exec = promisify(execFile);
-
-/** Options of sourcesBench. */
-export interface SourcesBenchOptions {
-  readonly row: Row;
-  readonly fmt: (n: number, digits?: number) => string;
-  readonly note: (text: string) => void;
-  /** One repetition of each start instead of three (BENCH_QUICK). */
-  readonly quick: boolean;
-}
 
 /** Every regular file under `dir` (path relative to it) with its bytes. */
 async function filesOf(dir: string): Promise<Array<[string, Buffer]>> {
@@ -61,7 +51,7 @@ const median = (values: readonly number[]): number => {
 };
 
 /** Runs the phase; returns its figures for bench-results. */
-export async function sourcesBench(options: SourcesBenchOptions): Promise<Record<string, number>> {
+export async function sourcesBench(options: PhaseOptions): Promise<Record<string, number>> {
   const { row, fmt, note } = options;
   const count = 200;
   const root = await generateSkills(count, 2);
