@@ -112,6 +112,21 @@ const requestCount = async (side: Side, path: 'direct' | 'sdk') => {
   return Number(pattern.exec(text)?.[1] ?? 0);
 };
 
+/** Sends `sent` to both gateways with a number id and a string id; the answers must be byte-equal. */
+async function expectSameAnswers(direct: Side, sdk: Side, sent: Sent): Promise<void> {
+  const before = await requestCount(direct, 'direct');
+  const body = (id: number | string) => ({ jsonrpc: '2.0', id, ...sent });
+  const [mine, theirs] = [await post(direct, body(41)), await post(sdk, body(41))];
+  expect({ ...mine, session: null }).toEqual({ ...theirs, session: null });
+  // A string id too: nothing is kept per id.
+  const [mine2, theirs2] = [await post(direct, body('x-9')), await post(sdk, body('x-9'))];
+  expect({ ...mine2, session: null }).toEqual({ ...theirs2, session: null });
+  expect(mine2.body).toContain('"id":"x-9"');
+  // Both took the direct path on one gateway; the other gateway never counts one.
+  expect(await requestCount(direct, 'direct')).toBe(before + 2);
+  expect(await requestCount(sdk, 'direct')).toBe(0);
+}
+
 describe("a 2025-era session's direct path", () => {
   let direct: Side;
   let sdk: Side;
@@ -125,17 +140,7 @@ describe("a 2025-era session's direct path", () => {
   });
 
   it.each(REQUESTS)('answers %s exactly as the SDK Server does', async (_label, sent) => {
-    const before = await requestCount(direct, 'direct');
-    const body = (id: number | string) => ({ jsonrpc: '2.0', id, ...sent });
-    const [mine, theirs] = [await post(direct, body(41)), await post(sdk, body(41))];
-    expect({ ...mine, session: null }).toEqual({ ...theirs, session: null });
-    // A string id too: nothing is kept per id.
-    const [mine2, theirs2] = [await post(direct, body('x-9')), await post(sdk, body('x-9'))];
-    expect({ ...mine2, session: null }).toEqual({ ...theirs2, session: null });
-    expect(mine2.body).toContain('"id":"x-9"');
-    // Both took the direct path on one gateway; the other gateway never counts one.
-    expect(await requestCount(direct, 'direct')).toBe(before + 2);
-    expect(await requestCount(sdk, 'direct')).toBe(0);
+    await expectSameAnswers(direct, sdk, sent);
   });
 
   it('leaves requests it does not own to the SDK Server (a progressToken, unknown params, other methods)', async () => {
@@ -219,12 +224,6 @@ describe("a 2025-era session's direct path in search mode", () => {
   });
 
   it.each(SEARCH_REQUESTS)('answers %s exactly as the SDK Server does', async (_label, sent) => {
-    const before = await requestCount(direct, 'direct');
-    const body = (id: number | string) => ({ jsonrpc: '2.0', id, ...sent });
-    const [mine, theirs] = [await post(direct, body(41)), await post(sdk, body(41))];
-    expect({ ...mine, session: null }).toEqual({ ...theirs, session: null });
-    const [mine2, theirs2] = [await post(direct, body('x-9')), await post(sdk, body('x-9'))];
-    expect({ ...mine2, session: null }).toEqual({ ...theirs2, session: null });
-    expect(await requestCount(direct, 'direct')).toBe(before + 2);
+    await expectSameAnswers(direct, sdk, sent);
   });
 });
