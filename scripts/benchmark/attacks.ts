@@ -31,7 +31,7 @@ const RATE = Number(process.env.BENCH_ATTACK_RATE ?? 50);
 const HEALTHY_TOKEN = 'bench-healthy-token-0123456789';
 const ATTACKER_TOKEN = 'bench-attacker-token-0123456789';
 const ACCEPT = 'application/json, text/event-stream';
-const HOSTILE_UPSTREAM = join(REPO, 'apps/gateway/test/fixtures/upstreams/hostileUpstream.mjs');
+const HOSTILE_UPSTREAM = join(REPO, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
 // The upstream whose answers attack (packages/upstreams/test/fixtures): ReDoS outputSchema, endless SSE event.
 const HOSTILE_ANSWERS = join(REPO, 'packages/upstreams/test/fixtures/hostileUpstream.mjs');
 

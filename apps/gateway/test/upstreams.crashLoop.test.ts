@@ -9,7 +9,7 @@ import {
   textOf,
 } from './helpers/testGateway.js';
 
-const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileUpstream.mjs');
+const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { connectClient, EXAMPLES_ROOT, REPO_ROOT, textOf } from './helpers/testG
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileUpstream.mjs');
+const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
 const ALICE = 'alice-token-0123456789-abcdefghij';
 const BOB = 'bob-token-0123456789-abcdefghijkl';
 const OTHER_KEY = 'other-upstream-credential-5f1e2d3c';
