@@ -1,7 +1,6 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
 import { LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
-import { resultJson } from './resultWriter.js';
-import { errorObjectOf } from './sdkWireAnswers.js';
+import { errorJson, resultJson } from './resultWriter.js';
 import { RenderedResult, SDK_PATH, type SessionAnswers } from './sessionAnswers.js';
 
 /** Where a direct call's answer goes: the session's transport. */
@@ -61,10 +60,9 @@ export class SessionCalls {
     try {
       if ('error' in outcome && outcome.error === SDK_PATH) this.sink.toServer(message);
       else if (controller.aborted) return;
-      else if ('error' in outcome)
-        await this.sink.send({ jsonrpc: '2.0', id, error: errorObjectOf(outcome.error) });
-      // A result is written as the Server would write it, without the transport's general send (a response
-      // to a request of this exchange needs none of its routing).
+      // Written as the Server would write them, without the transport's general send (a response to a
+      // request of this exchange needs none of its routing).
+      else if ('error' in outcome) this.sink.sendResponse(id, errorJson(id, outcome.error));
       else
         this.sink.sendResponse(
           id,
