@@ -65,7 +65,11 @@ interface Plain<M extends string, P> {
 
 /** A request a direct path answers, as it arrived (typed, not copied). */
 export type PlainRequest =
-  | Plain<'tools/list' | 'server/discover', object>
+  // A 2025-era session's tools/list may come without params.
+  | (Omit<Plain<'tools/list', object>, 'params'> & {
+      readonly params?: Plain<'tools/list', object>['params'];
+    })
+  | Plain<'server/discover', object>
   | Plain<'skills/list', { readonly cursor?: string }>
   | Plain<'tools/call', { readonly name: string; readonly arguments?: Record<string, unknown> }>
   | Plain<'resources/read' | 'skills/get', { readonly uri: string }>

@@ -91,7 +91,7 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
       ? plainRequestOf(body, { era: 'modern', prompts: options.prompts, revisions: MODERN_REVISIONS, header })
       : undefined;
     // The envelope as JSON: what the SDK's envelope check depends on.
-    const envelopeKey = plain === undefined ? '' : JSON.stringify(plain.params._meta);
+    const envelopeKey = plain === undefined ? '' : JSON.stringify(plain.params?._meta);
     if (plain !== undefined && acceptedEnvelopes.has(envelopeKey)) return accepted(plain, envelopeKey);
     const outcome = classifyInboundRequest({
       httpMethod: 'POST',
