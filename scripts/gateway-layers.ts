@@ -12,7 +12,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['disclosure'],
   ['tools'],
   ['skillsExtension'],
-  ['mcp'],
+  ['mcp', 'direct'],
   ['legacy', 'modern'],
   ['reload', 'upstreams', 'operator'],
   ['http'],

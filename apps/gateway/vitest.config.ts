@@ -3,7 +3,8 @@ import { packageTestConfig, sourceResolution } from '../../vitest.shared.js';
 
 // Suites that speak the protocol: they run again against the SDK's StreamableHTTPServerTransport, and again
 // with the direct paths off (every answer from the SDK's own path), so both stay behind the same tests.
-// Upgrading @modelcontextprotocol/*: run these projects first (docs/protocol-eras.md).
+// Upgrading @modelcontextprotocol/*: run these projects and test/directPaths first (docs/architecture.md,
+// "The direct paths").
 const PROTOCOL_SUITES = [
   'test/{disclosure,http,modes,scripts,eras,skillsExtension}.test.ts',
   'test/search/searchLevel.test.ts',

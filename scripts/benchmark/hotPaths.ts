@@ -1,7 +1,8 @@
-// Every hot call path of both eras against its own ceiling, in one run: for each request the gateway's
-// answer is captured once, then a bare Fastify route (servers.ts `fastify-replay`) sends exactly those
-// bytes back with only the JSON-RPC id spliced in. share = gateway req/s ÷ ceiling req/s on the same
-// request, connections and duration, measured in alternation so that both see the same machine load.
+// Every hot call path of both eras against its own ceilings, in one run: for each request the gateway's
+// answer is captured once, then a raw node:http server (servers.ts `raw-replay`: parse the body, write the
+// bytes with Content-Length) and a bare Fastify route (`fastify-replay`) send exactly those bytes back with
+// only the JSON-RPC id spliced in. share = gateway req/s ÷ raw ceiling req/s on the same request, connections
+// and duration, measured in alternation so that all see the same machine load.
 import { rm } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -25,16 +26,19 @@ export interface HotPath {
   readonly name?: string;
 }
 
-/** One path's figures: the gateway and its same-bytes ceiling. */
+/** One path's figures: the gateway and its same-bytes ceilings. */
 export interface HotPathResult {
   readonly label: string;
   readonly era: 'modern' | 'legacy';
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** The raw node:http ceiling. */
   readonly ceilingRps: number;
   readonly share: number;
-  /** The gateway's CPU time per request, in microseconds, and the ceiling's. */
+  /** The bare Fastify route sending the same bytes. */
+  readonly fastify: { readonly rps: number; readonly share: number; readonly cpuMicros: number };
+  /** The gateway's CPU time per request, in microseconds, and the raw ceiling's. */
   readonly cpuMicros: number;
   readonly ceilingCpuMicros: number;
   /** ceilingCpuMicros ÷ cpuMicros: the share by CPU cost rather than by throughput. */
@@ -183,7 +187,8 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
     BENCH_PROMPTS: '1',
     BENCH_DIRECT: '0',
   });
-  const ceiling = await startServer('fastify-replay', root);
+  const ceiling = await startServer('raw-replay', root);
+  const fastify = await startServer('fastify-replay', root);
   try {
     const { ids } = await openSessions(gateway.url, connections);
     for (const id of ids)
@@ -198,24 +203,28 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
     const only = process.env.BENCH_PATHS ?? '';
     for (const path of PATHS.filter((p) => `${p.era} ${p.label}`.includes(only))) {
       const answer = await capture(gateway.url, path, ids[0] ?? '');
-      await fetch(`${ceiling.url}/__bench/replay`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...answer, id: 7 }),
-      });
+      for (const replay of [ceiling, fastify])
+        await fetch(`${replay.url}/__bench/replay`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...answer, id: 7 }),
+        });
       // Three alternating rounds each; the best round of each side is kept (the machine is shared with the load).
       const mine = [];
       const theirs = [];
+      const framework = [];
       const sdk = [];
       for (let round = 0; round < 3; round++) {
         mine.push(await loadOnce(gateway.url, path, ids, connections, seconds));
         theirs.push(await loadOnce(ceiling.url, path, ids, connections, seconds));
+        framework.push(await loadOnce(fastify.url, path, ids, connections, seconds));
         if (path.era === 'modern') sdk.push(await loadOnce(sdkPath.url, path, ids, connections, seconds));
       }
       const best = mine.reduce((a, b) => (b.rps > a.rps ? b : a));
       const ceilingRps = Math.max(...theirs.map((t) => t.rps));
       const cpu = Math.min(...mine.map((m) => m.cpuPerRequest));
       const ceilingCpu = Math.min(...theirs.map((t) => t.cpuPerRequest));
+      const fastifyRps = Math.max(...framework.map((t) => t.rps));
       const sdkRps = sdk.length === 0 ? undefined : Math.max(...sdk.map((t) => t.rps));
       results.push({
         label: path.label,
@@ -225,6 +234,11 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
         p99: best.p99,
         ceilingRps,
         share: best.rps / ceilingRps,
+        fastify: {
+          rps: fastifyRps,
+          share: best.rps / fastifyRps,
+          cpuMicros: Math.min(...framework.map((t) => t.cpuPerRequest)),
+        },
         cpuMicros: cpu,
         ceilingCpuMicros: ceilingCpu,
         cpuShare: ceilingCpu / cpu,
@@ -238,6 +252,7 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
     await gateway.stop();
     await sdkPath.stop();
     await ceiling.stop();
+    await fastify.stop();
   }
 }
 
@@ -248,7 +263,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const rows = await hotPaths(root, Number(process.env.BENCH_SECONDS ?? 3));
     for (const r of rows)
       process.stdout.write(
-        `${r.era.padEnd(7)} ${r.label.padEnd(28)} ${r.rps.toFixed(0).padStart(6)} req/s  share ${r.share.toFixed(2)}  cpu ${r.cpuMicros.toFixed(0)} µs vs ${r.ceilingCpuMicros.toFixed(0)} µs  cpuShare ${r.cpuShare.toFixed(2)}${r.sdkPath === undefined ? '' : `  sdk ${r.sdkPath.share.toFixed(2)}`}\n`,
+        `${r.era.padEnd(7)} ${r.label.padEnd(28)} ${r.rps.toFixed(0).padStart(6)} req/s  raw ${r.share.toFixed(2)}  fastify ${r.fastify.share.toFixed(2)}  cpu ${r.cpuMicros.toFixed(0)} µs vs raw ${r.ceilingCpuMicros.toFixed(0)} / fastify ${r.fastify.cpuMicros.toFixed(0)} µs  cpuShare ${r.cpuShare.toFixed(2)}${r.sdkPath === undefined ? '' : `  sdk ${r.sdkPath.share.toFixed(2)}`}\n`,
       );
   } finally {
     await rm(root, { recursive: true, force: true });

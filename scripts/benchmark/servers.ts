@@ -1,9 +1,9 @@
 // Child-process servers for the benchmark: the gateway, and the two references it is compared with.
-// Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference|raw-spawn> <skillsRoot> [disclosure] [sandbox]
+// Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference|…> <skillsRoot> [disclosure] [sandbox]
 // Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory); the
-// Fastify ones also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
+// ceilings also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -28,6 +28,11 @@ const cpu = () => {
   return { micros: user + system };
 };
 const ready = (port: number) => process.stdout.write(`${JSON.stringify({ port })}\n`);
+const sendJson = (res: ServerResponse, value: unknown) => {
+  const bytes = Buffer.from(JSON.stringify(value));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+  res.end(bytes);
+};
 
 /** The tools a fresh session of the gateway lists, so the references serve the same payload. */
 async function listedTools(): Promise<readonly ToolDefinition[]> {
@@ -47,6 +52,9 @@ if (kind === 'gateway') {
       ...(prefix === undefined ? {} : { state: { backend: 'redis', key_prefix: prefix } }),
       skills: { roots: [root], disclosure, prompts: process.env.BENCH_PROMPTS === '1' },
       rate_limit: { requests_per_second: 0 },
+      // 100 skills in catalog mode list 102 tools: past the default cap of 100 the gateway would serve the
+      // search surface instead, and the rows measure full lists of get_info tools.
+      tools: { max_listed: 1_000 },
       // The load is raw HTTP that never re-lists after list_changed: a first get_info would wait out
       // relist_wait_ms for a tools/list that never comes (a second per session opened by the bench).
       sessions: { max_sessions: 200_000, max_per_principal: 200_000, relist_wait_ms: 0 },
@@ -204,6 +212,36 @@ if (kind === 'gateway') {
       });
     });
   });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    ready(typeof address === 'object' && address !== null ? address.port : 0);
+  });
+} else if (kind === 'raw-replay') {
+  // The machine's ceiling of any path (hotPaths.ts): a bare node:http server that reads and parses the body,
+  // then writes the gateway's own answer bytes with Content-Length and only the JSON-RPC id spliced in. No
+  // framework, no routing beyond the method: what answering at all costs on this machine.
+  let answer = { head: '', tail: '', type: 'application/json' };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (req.method === 'GET' && req.url === '/__bench/mem') return sendJson(res, memory());
+      if (req.method === 'GET' && req.url === '/__bench/cpu') return sendJson(res, cpu());
+      if (req.method === 'PUT' && req.url === '/__bench/replay') {
+        const { body, type, id } = JSON.parse(text) as { body: string; type: string; id: number };
+        const marker = `"id":${id}`;
+        const at = body.indexOf(marker);
+        answer = { head: body.slice(0, at + 5), tail: body.slice(at + marker.length), type };
+        return sendJson(res, { ok: at >= 0 });
+      }
+      const id = (JSON.parse(text) as { id?: unknown }).id ?? null;
+      const bytes = Buffer.from(`${answer.head}${JSON.stringify(id)}${answer.tail}`);
+      res.writeHead(200, { 'content-type': answer.type, 'content-length': bytes.length });
+      res.end(bytes);
+    });
+  });
+  server.keepAliveTimeout = 72_000;
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
     ready(typeof address === 'object' && address !== null ? address.port : 0);

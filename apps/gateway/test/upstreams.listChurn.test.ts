@@ -72,6 +72,40 @@ describe('an upstream whose tool list churns', () => {
     expect(gw.gateway.catalogs.current.skills.get('text-stats')?.skill).toBe(skillBefore);
   });
 
+  it('a list changed every 20 ms is listed again and rebuilt into the catalog at most about once a second', async () => {
+    const lines: string[] = [];
+    const gw = await startTestGateway(
+      {
+        upstreams: [
+          { id: 'churn', command: [process.execPath, HOSTILE, 'churn', '--every', '20', '--say-listed'] },
+        ],
+      },
+      process.env,
+      lines,
+    );
+    gateways.push(gw);
+    const timesOf = (what: (line: LogLine) => boolean) =>
+      lines
+        .map((line) => JSON.parse(line) as LogLine & { time: number })
+        .filter(what)
+        .map((line) => line.time);
+    const reloads = () => timesOf((line) => line.msg === 'catalog reloaded');
+    const listings = () => timesOf((line) => line.msg === '[churn] listed');
+    const atStart = reloads().length;
+    await waitFor(() => reloads().length >= atStart + 4, {
+      what: 'four rebuilds during the churn',
+      timeoutMs: 30_000,
+    });
+    // Before: a relisting and a rebuild for every change (about 8 a second at 120 ms, far more at 20 ms).
+    const gaps = (times: number[]) => times.slice(1).map((t, i) => t - (times[i] ?? t));
+    const reloadGaps = gaps(reloads().slice(atStart));
+    const listingGaps = gaps(listings().slice(1));
+    expect(listingGaps.length).toBeGreaterThanOrEqual(3);
+    // Timer slack: at most a few ms early on a loaded machine.
+    expect(Math.min(...reloadGaps)).toBeGreaterThanOrEqual(950);
+    expect(Math.min(...listingGaps)).toBeGreaterThanOrEqual(950);
+  });
+
   it('a burst of reloads makes one running and one waiting rebuild, never a queue', async () => {
     const skills = await createTempSkills({ alpha: {} });
     try {

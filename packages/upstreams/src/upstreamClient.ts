@@ -39,8 +39,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): Client {
       // (every 2025- and 2026-era server answers it).
       ...(options.definition.url === undefined ? {} : { versionNegotiation: { mode: 'auto' as const } }),
       listChanged: {
-        // The connection lists again itself, so a failed relisting takes the upstream down.
-        tools: { autoRefresh: false, debounceMs: 50, onChanged: options.toolsChanged },
+        // The connection lists again itself, so a failed relisting takes the upstream down. It also paces
+        // relistings itself: the client's debounce restarts on every notice, so a server that notifies more
+        // often than its window would never be listed again.
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: options.toolsChanged },
       },
     },
   );

@@ -47,6 +47,10 @@ const MAX_QUEUED_CALLS = 1024;
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 // Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
 const CALL_ENVELOPE_BYTES = 64 * 1024;
+// An upstream that changes its list continuously is listed again at most this often: each relisting parses
+// every tool and rebuilds the catalog, and a list changed every 120 ms cost the other callers' p99 2.5×
+// (docs/upstreams.md, "A list that keeps changing").
+const RELIST_MIN_INTERVAL_MS = 1000;
 
 /**
  * Creates the connection of one upstream (not started). It owns the lifecycle: connect and handshake, the
@@ -83,6 +87,9 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   let pending: Client | undefined;
   let generation = 0;
   let closing = false;
+  // The one relisting waiting for its turn, and when the last one started.
+  let relistTimer: NodeJS.Timeout | undefined;
+  let lastRelistAt = Number.NEGATIVE_INFINITY;
   const connectTimeoutMs = Math.max(definition.timeoutSeconds * 1000, MIN_CONNECT_TIMEOUT_MS);
   // A result may be escaped on the wire; past this the server is broken, not just verbose.
   const maxMessageBytes = Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024);
@@ -140,8 +147,16 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         definition,
         clientInfo: options.clientInfo,
         toolsChanged: () => {
-          const live = client;
-          if (live !== undefined && gen === generation) void refreshTools(gen, live);
+          // Changes while a relisting waits are seen by that relisting.
+          if (relistTimer !== undefined) return;
+          const wait = Math.max(0, lastRelistAt + RELIST_MIN_INTERVAL_MS - performance.now());
+          relistTimer = setTimeout(() => {
+            relistTimer = undefined;
+            const live = client;
+            if (live === undefined || gen !== generation) return;
+            lastRelistAt = performance.now();
+            void refreshTools(gen, live);
+          }, wait);
         },
       });
       pending = current;
@@ -217,6 +232,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     async close() {
       closing = true;
       retry.stop();
+      clearTimeout(relistTimer);
       generation += 1;
       const old = [client, pending];
       client = undefined;

@@ -8,6 +8,9 @@ import { watchSkillRoots } from '../reload/skillWatcher.js';
 
 // Upstream changes (a reconnect, a list_changed burst) within this window make one catalog rebuild.
 const UPSTREAM_REBUILD_DEBOUNCE_MS = 100;
+// And upstream changes rebuild the catalog at most this often, however many upstreams keep changing
+// (docs/upstreams.md, "A list that keeps changing").
+const UPSTREAM_REBUILD_MIN_INTERVAL_MS = 1000;
 
 /** Options of followCatalogChanges. */
 export interface FollowCatalogChangesOptions {
@@ -49,12 +52,19 @@ export function followCatalogChanges(options: FollowCatalogChangesOptions): () =
   };
   // An upstream's new tools or state rebuild the catalog like a skill reload, with the same notifications.
   let rebuildTimer: NodeJS.Timeout | undefined;
+  let lastRebuildAt = Number.NEGATIVE_INFINITY;
   const stopFollowingUpstreams = options.upstreams.onChange(() => {
     if (rebuildTimer !== undefined) return;
+    const now = performance.now();
+    const wait = Math.max(
+      UPSTREAM_REBUILD_DEBOUNCE_MS,
+      lastRebuildAt + UPSTREAM_REBUILD_MIN_INTERVAL_MS - now,
+    );
     rebuildTimer = setTimeout(() => {
       rebuildTimer = undefined;
+      lastRebuildAt = performance.now();
       reload('catalog rebuild after an upstream change failed; keeping the previous catalog', false);
-    }, UPSTREAM_REBUILD_DEBOUNCE_MS);
+    }, wait);
   });
   const { watch } = options;
   const stopWatching =

@@ -12,6 +12,7 @@ import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
 import type { CatalogSource } from '../core/catalogSource.js';
+import { writeJsonAnswer } from '../direct/resultWriter.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
@@ -203,7 +204,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
     reply.hijack();
     if (route.era === 'modern-direct') {
-      // The hot path: a plain request answered without the SDK's per-request server (directAnswers.ts).
+      // The hot path: a plain request answered without the SDK's per-request server (direct/modernAnswers.ts).
       // As on the SDK's path, a client that goes away before its answer aborts the call (a run stops).
       const abort = new LazyAbort();
       const raw = reply.raw;
@@ -216,13 +217,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         path: answer === undefined ? 'sdk' : 'direct',
       });
       if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
-      else {
-        reply.raw.writeHead(200, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(answer),
-        });
-        reply.raw.end(answer);
-      }
+      else writeJsonAnswer(reply.raw, answer);
     } else if (route.era === 'modern') {
       metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
       await deps.modern.handle(request.raw, reply.raw, body, principal);

@@ -5,9 +5,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import { type PlainRequest, plainRequestOf } from '../direct/plainRequest.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { LiveSession, LiveSessions } from '../legacy/liveSessions.js';
-import { type DirectRequest, directRequestOf, type PlainRequest } from '../modern/directRequest.js';
 import { BATCH_REFUSED } from './jsonBodyParser.js';
 
 /** The revisions of the 2026 era this gateway serves: what server/discover lists. */
@@ -31,7 +31,7 @@ const unsupportedRevision = (requested: string, supported: readonly string[]) =>
 export type RequestRoute =
   | { readonly era: 'legacy'; readonly session: LiveSession }
   | { readonly era: 'modern'; readonly listen: boolean }
-  | { readonly era: 'modern-direct'; readonly request: DirectRequest };
+  | { readonly era: 'modern-direct'; readonly request: PlainRequest };
 
 /** Options of createRequestRouter. */
 export interface RequestRouterOptions {
@@ -57,14 +57,14 @@ export type RequestRouter = (
 export function createRequestRouter(options: RequestRouterOptions): RequestRouter {
   const { sessions } = options;
   // Envelopes (`_meta` as JSON) the SDK's classifier accepted on a plain request: a client sends the same one
-  // with every request, and for a plain request (directRequest.ts) the classifier's verdict depends on nothing
+  // with every request, and for a plain request (direct/plainRequest.ts) the classifier's verdict depends on nothing
   // else, so it is asked once per envelope instead of three schema guesses and an envelope parse per request.
   // Bounded: cleared when full, so distinct envelopes cost a classification each, never memory.
   const acceptedEnvelopes = new Set<string>();
-  const accepted = (plain: PlainRequest) => {
+  const accepted = (plain: PlainRequest, envelopeKey: string) => {
     if (acceptedEnvelopes.size >= MAX_ACCEPTED_ENVELOPES) acceptedEnvelopes.clear();
-    acceptedEnvelopes.add(plain.envelopeKey);
-    return { era: 'modern-direct' as const, request: plain.request };
+    acceptedEnvelopes.add(envelopeKey);
+    return { era: 'modern-direct' as const, request: plain };
   };
   return async (request, principal, sessionId) => {
     if (sessionId !== '') {
@@ -88,9 +88,11 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
       return typeof value === 'string' ? value : undefined;
     };
     const plain = options.direct
-      ? directRequestOf(body, header, { prompts: options.prompts, revisions: MODERN_REVISIONS })
+      ? plainRequestOf(body, { era: 'modern', prompts: options.prompts, revisions: MODERN_REVISIONS, header })
       : undefined;
-    if (plain !== undefined && acceptedEnvelopes.has(plain.envelopeKey)) return accepted(plain);
+    // The envelope as JSON: what the SDK's envelope check depends on.
+    const envelopeKey = plain === undefined ? '' : JSON.stringify(plain.params?._meta);
+    if (plain !== undefined && acceptedEnvelopes.has(envelopeKey)) return accepted(plain, envelopeKey);
     const outcome = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: header('mcp-protocol-version'),
@@ -113,7 +115,7 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
     }
     // A plain request the classifier routes to the modern side: its envelope is valid.
     if (plain !== undefined && outcome.kind === 'modern' && outcome.messageKind === 'request')
-      return accepted(plain);
+      return accepted(plain, envelopeKey);
     if (outcome.kind !== 'legacy') {
       const listen =
         outcome.kind === 'modern' &&

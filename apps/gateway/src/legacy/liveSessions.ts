@@ -8,6 +8,7 @@ import {
 import type { EventBus, JobRegistry, SessionRecord, SessionStore, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
+import { createSessionAnswers } from '../direct/sessionAnswers.js';
 import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerParts } from '../mcp/createMcpServer.js';
@@ -17,7 +18,6 @@ import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { createRelistWatch } from '../tools/relistWatch.js';
 import { NativeHttpTransport, type SessionTransport } from './nativeHttpTransport.js';
 import { replayInitialize } from './replayInitialize.js';
-import { createSessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** A 2025-era session's live protocol objects (the store holds its state). */
 export interface LiveSession {
@@ -88,7 +88,7 @@ export interface LiveSessionsOptions {
   readonly events: Pick<EventBus<StateEvent>, 'subscribe'>;
   readonly settings: LegacySessionSettings;
   /**
-   * Plain hot requests take the session's direct path (sessionDirectAnswers.ts), which reads skill resources
+   * Plain hot requests take the session's direct path (direct/sessionAnswers.ts), which reads skill resources
    * here; absent, every request takes the SDK's path (tests compare the two).
    */
   readonly direct?: { readonly skills: Pick<SkillsService, 'readResource'> };
@@ -159,7 +159,7 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
     const server = createMcpServer(options.servers, audience, { relist });
     if (transport instanceof NativeHttpTransport && options.direct !== undefined) {
       // The same handlers the server registers (createMcpServer), called without the SDK's per-message work.
-      const direct = createSessionDirectAnswers({
+      const direct = createSessionAnswers({
         audience,
         listTools: options.servers.tools.listHandler(audience, relist),
         callTool: options.servers.tools.callHandler(audience, relist),

@@ -6,20 +6,20 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import { writeJsonAnswer } from '../direct/resultWriter.js';
+import type { SessionAnswers } from '../direct/sessionAnswers.js';
+import { SessionCalls } from '../direct/sessionCalls.js';
 import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
-import { DirectCalls } from './directCalls.js';
 import { isCancellation, isRequest, isResponse, postedMessages } from './jsonRpcShapes.js';
 import {
   boundedResponse,
   DEFAULT_LIMITS,
-  endWithJson,
   KEEP_ALIVE_MS,
   type NativeTransportLimits,
   type PostExchange,
   SSE_HEADERS,
   sseEvent,
 } from './postExchange.js';
-import type { SessionDirectAnswers } from './sessionDirectAnswers.js';
 
 /** A session transport the Fastify route can hand a raw request to (the SDK's transport has the same shape). */
 export interface SessionTransport extends Transport {
@@ -46,14 +46,14 @@ export class NativeHttpTransport implements SessionTransport {
   /** The revision the session negotiated (read off the initialize result). */
   private revision: string | undefined;
   private readonly limits: NativeTransportLimits;
-  /** The session's direct path (sessionDirectAnswers.ts); set before the first request arrives. */
-  set direct(answers: SessionDirectAnswers) {
-    this.directCalls.answers = answers;
+  /** The session's direct path (direct/sessionAnswers.ts); set before the first request arrives. */
+  set direct(answers: SessionAnswers) {
+    this.sessionCalls.answers = answers;
   }
   /** Requests on the direct path, answered through this transport as the Server would answer them. */
-  private readonly directCalls = new DirectCalls({
+  private readonly sessionCalls = new SessionCalls({
     send: (message, options) => this.send(message, options),
-    sendRendered: (id, json) => this.sendRendered(id, json),
+    sendResponse: (id, json) => this.sendResponse(id, json),
     toServer: (message) => this.onmessage?.(message),
     onError: (error) => this.onerror?.(error),
   });
@@ -146,8 +146,8 @@ export class NativeHttpTransport implements SessionTransport {
    * request's exchange, nothing after a cancellation, and related notifications on the same stream.
    */
   private dispatch(message: JSONRPCMessage): void {
-    if (isCancellation(message)) this.directCalls.cancel(message.params);
-    else if (isRequest(message) && this.revision !== undefined && this.directCalls.take(message)) return;
+    if (isCancellation(message)) this.sessionCalls.cancel(message.params);
+    else if (isRequest(message) && this.revision !== undefined && this.sessionCalls.take(message)) return;
     this.onmessage?.(message);
   }
 
@@ -205,10 +205,9 @@ export class NativeHttpTransport implements SessionTransport {
     this.deliver(bounded, response, relatedId, exchange);
   }
 
-  /** Sends a response whose result is already JSON (the direct path's rendered lists), as send would. */
-  private sendRendered(id: RequestId, result: string): void {
+  /** Sends a response already written as JSON (the direct path's, direct/resultWriter.ts), as send would. */
+  private sendResponse(id: RequestId, json: string): void {
     const exchange = this.exchanges.get(id);
-    const json = `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
     this.deliver(
       boundedResponse(json, id, this.limits.maxResponseBytes, exchange?.bytes ?? 0),
       true,
@@ -247,7 +246,7 @@ export class NativeHttpTransport implements SessionTransport {
     if (exchange.mode === 'sse') {
       exchange.res.end();
     } else {
-      endWithJson(exchange.res, json, this.sessionId);
+      writeJsonAnswer(exchange.res, json, this.sessionId);
     }
     exchange.mode = 'done';
   }
@@ -277,7 +276,7 @@ export class NativeHttpTransport implements SessionTransport {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
-    this.directCalls.abortAll();
+    this.sessionCalls.abortAll();
     this.standalone?.end();
     this.standalone = undefined;
     for (const exchange of new Set(this.exchanges.values())) {

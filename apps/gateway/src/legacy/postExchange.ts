@@ -68,13 +68,3 @@ export function boundedResponse(
   );
   return JSON.stringify(error.toJsonRpc(id));
 }
-
-/** Ends a POST's response with its one JSON answer: a length, not chunked framing (one frame less to parse). */
-export function endWithJson(res: ServerResponse, json: string, sessionId: string): void {
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(json),
-    'mcp-session-id': sessionId,
-  });
-  res.end(json);
-}

@@ -5,13 +5,13 @@ import type { Disclosure } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import { renderOnce } from '../core/renderedJson.js';
+import { createModernAnswers } from '../direct/modernAnswers.js';
+import type { PlainRequest } from '../direct/plainRequest.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerParts, SERVER_INFO } from '../mcp/createMcpServer.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { LazyAbort } from '../tools/lazyAbort.js';
-import { createDirectAnswers } from './directAnswers.js';
-import type { DirectRequest } from './directRequest.js';
 import { createListenAudiences } from './listenAudiences.js';
 
 /** Whether a change concerns an audience (asked once per principal with a listen stream open). */
@@ -23,9 +23,9 @@ export interface ModernEndpoint {
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void>;
   /**
    * The whole JSON-RPC answer to a plain hot request, exactly as the SDK's path would write it, without the
-   * SDK's per-request server (directAnswers.ts); undefined when the SDK's path must answer it.
+   * SDK's per-request server (direct/modernAnswers.ts); undefined when the SDK's path must answer it.
    */
-  answer(principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string | undefined>;
+  answer(principal: Principal, request: PlainRequest, abort: LazyAbort): Promise<string | undefined>;
   /** Sends tools/list_changed on the open subscriptions/listen streams of the audiences it affects. */
   toolsChanged(affects: Affects): Promise<void>;
   /** Sends resources/list_changed (skill entries changed) on the streams of the audiences it affects. */
@@ -120,14 +120,16 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
     public: renderOnce({ ttlMs: settings.listTtlMs, cacheScope: 'public' as const }),
     private: renderOnce({ ttlMs: settings.listTtlMs, cacheScope: 'private' as const }),
   };
-  const direct = createDirectAnswers({
+  const direct = createModernAnswers({
     serverInfo: SERVER_INFO,
     catalog: () => catalogs.current,
     viewKey: viewKeyOf,
     // The SDK's own path, once per (catalog, view, request): exact by construction.
     renderOnce: async (principal, request) => {
       const params =
-        request.method === 'skills/list' && request.cursor !== undefined ? { cursor: request.cursor } : {};
+        request.method === 'skills/list' && request.params.cursor !== undefined
+          ? { cursor: request.params.cursor }
+          : {};
       const response = await handler.fetch(
         new Request('http://skillgate.internal/mcp', {
           method: 'POST',
@@ -150,14 +152,14 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
     },
     toolCallHandler: (principal) => servers.tools.callHandler(audienceOf(principal)),
     skills,
-    // One registered hint per scope: answers built from registered values are encoded once (directAnswers.ts).
+    // One registered hint per scope: answers built from registered values are encoded once (direct/modernAnswers.ts).
     skillsCacheHint: (principal) => cacheHints[disclosure.cacheScope(catalogs.current, principal)],
   });
   // Only page boundaries of skills/list are rendered once (they bound what is kept); other cursors take the
   // SDK's path, which answers or refuses them.
-  const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort) =>
+  const answer = async (principal: Principal, request: PlainRequest, abort: LazyAbort) =>
     request.method === 'skills/list' &&
-    pageStartOf(skills.view(principal).entries, request.cursor) === undefined
+    pageStartOf(skills.view(principal).entries, request.params.cursor) === undefined
       ? undefined
       : direct(principal, request, abort);
   const serve: NodeMcpRequestHandler = toNodeHandler(handler, {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
 
-// The direct path (src/modern/directAnswers.ts) answers plain 2026-07-28 hot requests without the SDK's
+// The direct path (src/direct/modernAnswers.ts) answers plain 2026-07-28 hot requests without the SDK's
 // per-request server. It must write exactly what the SDK's path writes: two gateways on one catalog, one with
 // the direct path and one without, get the same requests, and every answer is compared byte for byte.
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
 
-// A 2025-era session's direct path (src/legacy/sessionDirectAnswers.ts) answers plain tools/list, tools/call
+// A 2025-era session's direct path (src/direct/sessionAnswers.ts) answers plain tools/list, tools/call
 // and resources/read with the session's own handlers, without the SDK Server's per-message work. It must
 // write exactly what the Server writes: two gateways on one catalog, one with the direct path and one
 // without, each get one session and the same requests in the same order, and every answer (status, content

@@ -5,11 +5,11 @@ import { isRenderedOnce, renderOnce } from '../core/renderedJson.js';
 import { SDK_ERRORS } from '../errors/sdkErrors.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 
-// What the SDK's Server does to a handler's answer before it writes it, for the direct paths of both eras
-// (modern/directAnswers.ts, legacy/sessionDirectAnswers.ts): the same checks and shapes, so the bytes are
-// the SDK's. Tests hold both paths byte-equal to the SDK's (directAnswers.test.ts, sessionDirect.test.ts).
+// What the SDK's Server does to a handler's answer before it encodes it (encodeResult.ts), for the direct paths
+// of both eras (modernAnswers.ts, sessionAnswers.ts): the same checks and shapes, so the bytes are the SDK's.
+// The tests in test/directPaths/ hold both paths byte-equal to the SDK's.
 
-// Registered results (mcp/renderedJson.ts) are deep-frozen, so their checked form is kept, and written once.
+// Registered results (core/renderedJson.ts) are deep-frozen, so their checked form is kept, and written once.
 const checkedOnce = new WeakMap<object, Record<string, unknown>>();
 
 /** The SDK validates every tools/call result with its schema (and answers with what the schema returns). */

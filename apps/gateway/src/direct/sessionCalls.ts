@@ -1,29 +1,29 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
-import { errorObjectOf } from '../mcp/sdkWireAnswers.js';
 import { LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
-import { RenderedResult, SDK_PATH, type SessionDirectAnswers } from './sessionDirectAnswers.js';
+import { errorJson, resultJson } from './resultWriter.js';
+import { RenderedResult, SDK_PATH, type SessionAnswers } from './sessionAnswers.js';
 
 /** Where a direct call's answer goes: the session's transport. */
-export interface DirectCallSink {
+export interface SessionCallSink {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
-  /** A response whose result is already JSON. */
-  sendRendered(id: RequestId, json: string): void;
+  /** A whole response, already JSON (resultWriter.ts), for request `id`. */
+  sendResponse(id: RequestId, json: string): void;
   /** Hands a message to the session's SDK Server after all. */
   toServer(message: JSONRPCMessage): void;
   onError(error: Error): void;
 }
 
 /**
- * The requests of one session on its direct path (sessionDirectAnswers.ts), kept until answered so that a
+ * The requests of one session on its direct path (sessionAnswers.ts), kept until answered so that a
  * client's `notifications/cancelled` reaches their handlers: as with the SDK's Server, a cancelled request's
  * handler sees its signal abort and no answer follows; a closed session aborts them all.
  */
-export class DirectCalls {
+export class SessionCalls {
   /** The session's direct path; until set, every request goes to the Server. */
-  answers: SessionDirectAnswers | undefined;
+  answers: SessionAnswers | undefined;
   private readonly running = new Map<RequestId, LazyAbort>();
 
-  constructor(private readonly sink: DirectCallSink) {}
+  constructor(private readonly sink: SessionCallSink) {}
 
   /** Answers `message` on the direct path if it is one of its requests; false leaves it to the Server. */
   take(message: JSONRPCMessage & { id: RequestId; method: string }): boolean {
@@ -60,14 +60,16 @@ export class DirectCalls {
     try {
       if ('error' in outcome && outcome.error === SDK_PATH) this.sink.toServer(message);
       else if (controller.aborted) return;
-      else if ('error' in outcome)
-        await this.sink.send({ jsonrpc: '2.0', id, error: errorObjectOf(outcome.error) });
-      // A result is written as the Server would write it, without the transport's general send (a response
-      // to a request of this exchange needs none of its routing).
+      // Written as the Server would write them, without the transport's general send (a response to a
+      // request of this exchange needs none of its routing).
+      else if ('error' in outcome) this.sink.sendResponse(id, errorJson(id, outcome.error));
       else
-        this.sink.sendRendered(
+        this.sink.sendResponse(
           id,
-          outcome.result instanceof RenderedResult ? outcome.result.json : JSON.stringify(outcome.result),
+          resultJson(
+            id,
+            outcome.result instanceof RenderedResult ? outcome.result.json : JSON.stringify(outcome.result),
+          ),
         );
     } catch (error) {
       this.sink.onError(error instanceof Error ? error : new Error(String(error)));

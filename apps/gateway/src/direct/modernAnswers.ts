@@ -1,16 +1,18 @@
-import { type CacheScope, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
 import { createOwnedMemo } from '../core/catalogMemo.js';
 import { isRenderedOnce, objectJsonOf } from '../core/renderedJson.js';
 import { SDK_ERRORS } from '../errors/sdkErrors.js';
-import { errorObjectOf, readSkillResourceResult, validToolResult } from '../mcp/sdkWireAnswers.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { type LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
-import type { DirectRequest } from './directRequest.js';
+import { type CacheHint, encodeResult } from './encodeResult.js';
+import type { PlainRequest } from './plainRequest.js';
+import { errorJson, resultJson } from './resultWriter.js';
+import { readSkillResourceResult, validToolResult } from './sdkWireAnswers.js';
 
 /** What the direct path needs: the handlers the SDK's per-request server registers, and a way to render once. */
-export interface DirectAnswersOptions {
+export interface ModernAnswersOptions {
   /** The server identity stamped into every result's `_meta`, as the SDK does. */
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** The current catalog: answers rendered once are kept per catalog object. */
@@ -21,24 +23,21 @@ export interface DirectAnswersOptions {
    * The result of a request whose answer depends only on the catalog and the principal (lists, discover), as
    * the SDK's own path computes it; undefined when the SDK answers it with an error.
    */
-  readonly renderOnce: (principal: Principal, request: DirectRequest) => Promise<unknown>;
+  readonly renderOnce: (principal: Principal, request: PlainRequest) => Promise<unknown>;
   /** The principal's tools/call handler (the one its SDK server registers). */
   readonly toolCallHandler: (principal: Principal) => ToolCallHandler;
   readonly skills: SkillsService;
   /** The cache hint of the Skills extension for a principal (ttlMs, cacheScope). */
-  readonly skillsCacheHint: (principal: Principal) => {
-    readonly ttlMs: number;
-    readonly cacheScope: CacheScope;
-  };
+  readonly skillsCacheHint: (principal: Principal) => CacheHint;
 }
 
 /**
  * Answers a direct request with the full JSON-RPC response body; undefined hands it to the SDK's path.
  * `abort` is the request's: aborted when the client goes away before the answer (as the SDK's path does).
  */
-export type DirectAnswers = (
+export type ModernAnswers = (
   principal: Principal,
-  request: DirectRequest,
+  request: PlainRequest,
   abort: LazyAbort,
 ) => Promise<string | undefined>;
 
@@ -50,15 +49,15 @@ const NOTHING_TO_SEND = async (): Promise<void> => {};
 /**
  * The direct path of 2026-07-28 requests (docs/protocol-eras.md, "Hot paths"): the SDK's per-request work
  * (a server object, its handler table and schemas, web Request/Response streams) is what the profile shows;
- * this path calls the same handlers and writes the same bytes, which the test `directAnswers.test.ts` holds
+ * this path calls the same handlers and writes the same bytes, which the tests in `test/directPaths/` hold
  * equal to the SDK's path request by request. Answers that depend only on (catalog, principal) — lists and
  * discover — are rendered by the SDK once and replayed with the id spliced in.
  */
-export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswers {
+export function createModernAnswers(options: ModernAnswersOptions): ModernAnswers {
   const rendered = new WeakMap<object, Map<string, Promise<string | undefined>>>();
   const serverMeta = { [SERVER_INFO_META_KEY]: options.serverInfo };
 
-  const renderedOnce = (principal: Principal, request: DirectRequest, key: string) => {
+  const renderedOnce = (principal: Principal, request: PlainRequest, key: string) => {
     const catalog = options.catalog();
     let perCatalog = rendered.get(catalog);
     if (perCatalog === undefined || perCatalog.size >= MAX_RENDERED_PER_CATALOG) {
@@ -77,16 +76,9 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
     return json;
   };
 
-  /** The SDK's encode seam for 2026-07-28 results: resultType, cache fields where cacheable, serverInfo. */
-  const encode = (result: Record<string, unknown>, cache?: object): string => {
-    const meta = result._meta;
-    const stamped =
-      meta === undefined
-        ? { ...result, resultType: 'complete', ...cache, _meta: serverMeta }
-        : { ...result, resultType: 'complete', ...cache, _meta: { ...(meta as object), ...serverMeta } };
-    // Written key by key: the large values (instructions, a skill, a prompt) are written once (renderedJson.ts).
-    return objectJsonOf(stamped);
-  };
+  /** The SDK's encode step (encodeResult.ts), written key by key: large values are written once (renderedJson.ts). */
+  const encode = (method: string, result: Readonly<Record<string, unknown>>, cache?: CacheHint): string =>
+    objectJsonOf(encodeResult(method, result, serverMeta, cache));
 
   // An answer made of registered values alone (a get_info result, a skill and its cache hint, a prompt) is the
   // same bytes on every request until the catalog changes: it is encoded once per pair of values, keyed by
@@ -97,40 +89,36 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
       ? write()
       : encodedOnce(value, hint, write);
 
-  const answer = async (principal: Principal, request: DirectRequest, abort: LazyAbort): Promise<string> => {
+  const answer = async (principal: Principal, request: PlainRequest, abort: LazyAbort): Promise<string> => {
     switch (request.method) {
       case 'tools/call': {
         const handler = options.toolCallHandler(principal);
+        // The request as it came is the handler's (its `_meta` is the envelope alone: no progressToken).
         const result = await handler(
-          {
-            method: 'tools/call',
-            params: {
-              name: request.name,
-              ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
-            },
-          },
+          request,
           // A plain request carries no progressToken, so nothing is ever sent before the result.
           new LazyCallContext(abort, NOTHING_TO_SEND),
         );
         const valid = validToolResult(result);
-        return encodeOnce(valid, undefined, () => encode(valid));
+        return encodeOnce(valid, undefined, () => encode('tools/call', valid));
       }
       case 'resources/read':
         return encode(
-          await readSkillResourceResult(options.skills, principal, request.uri),
+          'resources/read',
+          await readSkillResourceResult(options.skills, principal, request.params.uri),
           options.skillsCacheHint(principal),
         );
       case 'skills/get': {
-        const skill = options.skills.getSkill(principal, request.uri);
+        const skill = options.skills.getSkill(principal, request.params.uri);
         if (skill === undefined) {
-          throw SDK_ERRORS.noSkillAt(request.uri);
+          throw SDK_ERRORS.noSkillAt(request.params.uri);
         }
         const hint = options.skillsCacheHint(principal);
-        return encodeOnce(skill, hint, () => encode({ skill, ...hint }));
+        return encodeOnce(skill, hint, () => encode('skills/get', { skill, ...hint }));
       }
       case 'prompts/get': {
-        const prompt = options.skills.getPrompt(principal, request.name);
-        return encodeOnce(prompt, undefined, () => encode({ ...prompt }));
+        const prompt = options.skills.getPrompt(principal, request.params.name);
+        return encodeOnce(prompt, undefined, () => encode('prompts/get', prompt));
       }
       default:
         throw new Error(`${request.method} is rendered once, not answered`);
@@ -143,25 +131,18 @@ export function createDirectAnswers(options: DirectAnswersOptions): DirectAnswer
       request.method === 'server/discover' ||
       request.method === 'skills/list'
     ) {
-      const cursor = request.method === 'skills/list' ? (request.cursor ?? '') : '';
+      const cursor = request.method === 'skills/list' ? (request.params.cursor ?? '') : '';
       const json = await renderedOnce(
         principal,
         request,
         `${options.viewKey(principal)}\0${request.method}\0${cursor}`,
       );
-      return json === undefined
-        ? undefined
-        : `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
+      return json === undefined ? undefined : resultJson(request.id, json);
     }
     try {
-      return `{"result":${await answer(principal, request, abort)},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
+      return resultJson(request.id, await answer(principal, request, abort));
     } catch (error) {
-      return errorBody(request.id, error);
+      return errorJson(request.id, error);
     }
   };
-}
-
-/** A thrown error as the SDK writes it for a 2026-07-28 request. */
-function errorBody(id: string | number, error: unknown): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
 }
