@@ -85,10 +85,14 @@ export async function sandboxRunsBench({ row, fmt, note, quick }: PhaseOptions) 
       const runs = (quick ? 20 : 50) * inFlight;
       const seen = new Map<string, { latencies: number[]; best: number }>();
       // One warm-up batch each (first spawns, page cache), not counted.
-      for (const target of targets) await batch(target, inFlight * 4, inFlight, (id += 1000));
+      for (const target of targets) {
+        id += 1000;
+        await batch(target, inFlight * 4, inFlight, id);
+      }
       for (let round = 0; round < rounds; round++) {
         for (const target of targets) {
-          const { latencies, runsPerSecond } = await batch(target, runs, inFlight, (id += 1000));
+          id += 1000;
+          const { latencies, runsPerSecond } = await batch(target, runs, inFlight, id);
           const entry = seen.get(target.name) ?? { latencies: [], best: 0 };
           entry.latencies.push(...latencies);
           entry.best = Math.max(entry.best, runsPerSecond);
