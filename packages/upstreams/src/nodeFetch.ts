@@ -24,9 +24,19 @@ interface Answering {
   readonly maxStreamBytes: number | undefined;
 }
 
+/** A request of exchange(): its body whole, its headers plain. */
+export interface Exchange {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  readonly signal?: AbortSignal;
+}
+
 /** A fetch for the MCP client's HTTP transport, and the release of its kept-alive connections. */
 export interface NodeFetch {
   readonly fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /** One request on the same connections, its response unread (the direct tools/call path, httpToolCall.ts). */
+  readonly exchange: (url: URL, init: Exchange) => Promise<IncomingMessage>;
   /** Closes every connection it keeps (in-flight requests end through their abort signal). */
   close(): void;
 }
@@ -57,9 +67,11 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
     'http:': new HttpAgent({ keepAlive: true, noDelay: true }),
     'https:': new HttpsAgent({ keepAlive: true, noDelay: true }),
   };
-  const send = (url: URL, init: RequestInit, retry: boolean): Promise<Response> =>
-    new Promise<Response>((resolve, reject) => {
-      const signal = init.signal ?? undefined;
+  // One request on the kept-alive agents; resolves with the response once its head is in. Aborting the
+  // signal destroys the request (and its response) at any point; the listener goes with the response.
+  const exchange = (url: URL, init: Exchange, retry: boolean): Promise<IncomingMessage> =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const { signal, body } = init;
       if (signal?.aborted === true) {
         reject(abortReason(signal));
         return;
@@ -69,10 +81,9 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
         reject(new TypeError(`unsupported URL protocol ${url.protocol}`));
         return;
       }
-      const bounds = answering(init.body);
       const request = (secure ? httpsRequest : httpRequest)(url, {
-        method: init.method ?? 'GET',
-        headers: plainHeaders(init.headers),
+        method: init.method,
+        headers: init.headers,
         agent: secure ? agents['https:'] : agents['http:'],
       });
       const onAbort = (): void => {
@@ -86,77 +97,97 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
         done();
         // The server closed a kept-alive connection as we reused it: the request never got there.
         if (retry && request.reusedSocket && error.code === 'ECONNRESET' && signal?.aborted !== true) {
-          resolve(send(url, init, false));
+          resolve(exchange(url, init, false));
           return;
         }
         reject(signal?.aborted === true ? abortReason(signal) : error);
       });
       request.once('response', (response: IncomingMessage) => {
         answered = true;
-        const status = response.statusCode ?? 502;
-        const headers = responseHeaders(response);
-        const init = { status, statusText: response.statusMessage ?? '', headers };
-        if (isEventStream(headers.get('content-type'))) {
-          // Streamed as it comes, each event and the whole stream bounded; the abort listener stays until
-          // the stream ends.
-          response.once('close', done);
-          response.once('error', () => undefined);
-          const bounded = createBoundedEventStream({
-            maxEventBytes: bounds.maxAnswerBytes,
-            maxStreamBytes: bounds.maxStreamBytes,
-            requestIds: bounds.requestIds,
-            onCut: () => {
-              response.unpipe(bounded);
-              response.destroy();
-            },
-          });
-          response.once('error', (error) => bounded.destroy(error));
-          response.pipe(bounded);
-          resolve(new Response(Readable.toWeb(bounded) as ReadableStream<Uint8Array>, init));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > bounds.maxAnswerBytes) {
-            done();
-            response.destroy();
-            reject(
-              new UpstreamsError(
-                'RESPONSE_TOO_LARGE',
-                `the upstream's response is larger than ${bounds.maxAnswerBytes} bytes`,
-              ),
-            );
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.once('end', () => {
-          done();
-          const body = status === 204 || status === 304 ? null : Buffer.concat(chunks, size);
-          resolve(new Response(body, init));
-        });
-        response.once('error', (error) => {
-          done();
-          reject(signal?.aborted === true ? abortReason(signal) : error);
-        });
+        response.once('close', done);
+        resolve(response);
       });
-      const body = init.body;
-      if (body === undefined || body === null) request.end();
-      else if (typeof body === 'string' || body instanceof Uint8Array) request.end(body);
-      else {
-        request.destroy();
-        reject(new TypeError('only string and byte request bodies are supported'));
-      }
+      request.end(body);
     });
+  const send = async (url: URL, init: RequestInit, retry: boolean): Promise<Response> => {
+    const signal = init.signal ?? undefined;
+    const body = init.body;
+    if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      throw new TypeError('only string and byte request bodies are supported');
+    }
+    const bounds = answering(body);
+    const response = await exchange(
+      url,
+      {
+        method: init.method ?? 'GET',
+        headers: plainHeaders(init.headers),
+        ...(body === undefined || body === null ? {} : { body }),
+        ...(signal === undefined ? {} : { signal }),
+      },
+      retry,
+    );
+    const status = response.statusCode ?? 502;
+    const headers = responseHeaders(response);
+    const head = { status, statusText: response.statusMessage ?? '', headers };
+    if (isEventStream(headers.get('content-type'))) {
+      // Streamed as it comes, each event and the whole stream bounded.
+      const bounded = createBoundedEventStream({
+        maxEventBytes: bounds.maxAnswerBytes,
+        maxStreamBytes: bounds.maxStreamBytes,
+        requestIds: bounds.requestIds,
+        onCut: () => {
+          response.unpipe(bounded);
+          response.destroy();
+        },
+      });
+      response.once('error', (error) => bounded.destroy(error));
+      response.pipe(bounded);
+      return new Response(Readable.toWeb(bounded) as ReadableStream<Uint8Array>, head);
+    }
+    const whole = await readBody(response, bounds.maxAnswerBytes, signal);
+    return new Response(status === 204 || status === 304 ? null : whole, head);
+  };
   return {
     fetch: (url, init = {}) => send(new URL(url), endingWithItsCall(init), true),
+    exchange: (url, init) => exchange(url, init, true),
     close() {
       agents['http:'].destroy();
       agents['https:'].destroy();
     },
   };
+}
+
+/**
+ * A response body read whole, at most maxBytes (past it the response is destroyed and UpstreamsError
+ * RESPONSE_TOO_LARGE thrown).
+ */
+export function readBody(response: IncomingMessage, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        response.destroy();
+        reject(
+          new UpstreamsError(
+            'RESPONSE_TOO_LARGE',
+            `the upstream's response is larger than ${maxBytes} bytes`,
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    });
+    response.once('end', () =>
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)),
+    );
+    response.once('error', (error) => reject(signal?.aborted === true ? abortReason(signal) : error));
+    response.once('close', () => {
+      if (!response.complete)
+        reject(signal?.aborted === true ? abortReason(signal) : new Error('socket hang up'));
+    });
+  });
 }
 
 /** The requests of a JSON-RPC body the transport sends (a string; batches are arrays). */

@@ -12,6 +12,8 @@ export interface ProgressRelay {
   /** A fresh token (never the caller's own) whose progress goes to onProgress until release(). */
   open(onProgress: (progress: UpstreamProgress) => void): string;
   release(token: string): void;
+  /** Hands a message to the caller it is progress for; false when it is not progress of an open token. */
+  deliver(message: unknown): boolean;
   /** Takes progress of our tokens off a connected client's transport as it is read. */
   attach(client: Client): void;
 }
@@ -25,6 +27,17 @@ export interface ProgressRelay {
 export function createProgressRelay(options: ProgressRelayOptions): ProgressRelay {
   const handlers = new Map<string, (progress: UpstreamProgress) => void>();
   let seq = 0;
+  const deliver = (message: unknown): boolean => {
+    const step = progressOf(message);
+    const handler = step === undefined ? undefined : handlers.get(step.token);
+    if (step === undefined || handler === undefined) return false;
+    try {
+      handler(step.progress);
+    } catch (error) {
+      options.handlerFailed(error);
+    }
+    return true;
+  };
   return {
     open(onProgress) {
       const token = `skillgate-${++seq}`;
@@ -34,22 +47,13 @@ export function createProgressRelay(options: ProgressRelayOptions): ProgressRela
     release(token) {
       handlers.delete(token);
     },
+    deliver,
     attach(client) {
       const transport = client.transport;
       if (transport === undefined) return;
-      const deliver = transport.onmessage;
+      const passOn = transport.onmessage;
       transport.onmessage = (message, extra) => {
-        const step = progressOf(message);
-        const handler = step === undefined ? undefined : handlers.get(step.token);
-        if (step === undefined || handler === undefined) {
-          deliver?.(message, extra);
-          return;
-        }
-        try {
-          handler(step.progress);
-        } catch (error) {
-          options.handlerFailed(error);
-        }
+        if (!deliver(message)) passOn?.(message, extra);
       };
     },
   };

@@ -3,6 +3,7 @@ import { RunnerError, type SlotPool } from '@skillgate/runner';
 import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
 import { withCallSignal } from './callScope.js';
 import { describeError } from './describeError.js';
+import type { HttpToolAnswer, HttpToolCaller } from './httpToolCall.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import type { ProgressRelay } from './progressRelay.js';
 import type { UpstreamCallOptions, UpstreamCallResult, UpstreamDefinition } from './types.js';
@@ -15,6 +16,8 @@ export interface UpstreamCallContext {
   readonly status: UpstreamStatus;
   /** The connected client, if any, when the call came in. */
   readonly client: Client | undefined;
+  /** An HTTP upstream's tools/call path beside its client (httpToolCall.ts), for the same connection. */
+  readonly direct: HttpToolCaller | undefined;
   /** The upstream's call slots: max_concurrent, a per-principal share of them, a bounded queue. */
   readonly slots: SlotPool;
   readonly progress: ProgressRelay;
@@ -58,49 +61,132 @@ export async function callUpstreamTool(
   }
   const progressToken =
     request.onProgress === undefined ? undefined : context.progress.open(request.onProgress);
-  // Ends the call's HTTP request however the call ends (answer, timeout, cancel): the client only tells the
-  // upstream, and a 2025-era response stream the upstream keeps open would hold its socket for good.
-  const ended = new AbortController();
   try {
-    const result = await withCallSignal(ended.signal, () =>
-      client.callTool(
-        {
-          name: tool,
-          arguments: request.args,
-          ...(progressToken === undefined && request.meta === undefined
-            ? {}
-            : { _meta: { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) } }),
-        },
-        {
-          timeout: Math.max(1, deadline - Date.now()),
-          ...(request.signal === undefined ? {} : { signal: request.signal }),
-        },
-      ),
-    );
-    const size = Buffer.byteLength(JSON.stringify(result));
-    if (size > definition.maxResultBytes) {
-      return {
-        ok: false,
-        reason: 'RESULT_TOO_LARGE',
-        message: `the result of ${definition.id}/${tool} has ${size} bytes, over max_result_bytes ${definition.maxResultBytes}`,
-      };
+    if (context.direct !== undefined) {
+      return await directCall(context, { request, direct: context.direct, progressToken, deadline });
     }
-    const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-    return {
-      ok: true,
-      result: {
-        content,
-        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-        ...(result.isError === true ? { isError: true } : {}),
-      },
-    };
-  } catch (error) {
-    return failure(context, { request, error });
+    // Ends the call's HTTP request however the call ends (answer, timeout, cancel): the client only tells the
+    // upstream, and a 2025-era response stream the upstream keeps open would hold its socket for good.
+    const ended = new AbortController();
+    try {
+      const result = await withCallSignal(ended.signal, () =>
+        client.callTool(
+          {
+            name: tool,
+            arguments: request.args,
+            ...(progressToken === undefined && request.meta === undefined
+              ? {}
+              : { _meta: { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) } }),
+          },
+          {
+            timeout: Math.max(1, deadline - Date.now()),
+            ...(request.signal === undefined ? {} : { signal: request.signal }),
+          },
+        ),
+      );
+      return shaped(definition, tool, result);
+    } catch (error) {
+      return failure(context, { request, error });
+    } finally {
+      ended.abort();
+    }
   } finally {
-    ended.abort();
     if (progressToken !== undefined) context.progress.release(progressToken);
     release();
   }
+}
+
+// The result as the caller gets it, or RESULT_TOO_LARGE past max_result_bytes.
+function shaped(definition: UpstreamDefinition, tool: string, result: unknown): UpstreamCallResult {
+  const size = Buffer.byteLength(JSON.stringify(result));
+  if (size > definition.maxResultBytes) {
+    return {
+      ok: false,
+      reason: 'RESULT_TOO_LARGE',
+      message: `the result of ${definition.id}/${tool} has ${size} bytes, over max_result_bytes ${definition.maxResultBytes}`,
+    };
+  }
+  const { content, structuredContent, isError } = result as {
+    content?: unknown;
+    structuredContent?: unknown;
+    isError?: unknown;
+  };
+  return {
+    ok: true,
+    result: {
+      content: Array.isArray(content) ? (content as unknown[]) : [],
+      ...(structuredContent === undefined ? {} : { structuredContent }),
+      ...(isError === true ? { isError: true } : {}),
+    },
+  };
+}
+
+interface DirectCall {
+  readonly request: UpstreamCallRequest;
+  readonly direct: HttpToolCaller;
+  readonly progressToken: string | undefined;
+  readonly deadline: number;
+}
+
+// A call of an HTTP upstream on the direct path: its own timer and the caller's signal end it.
+async function directCall(context: UpstreamCallContext, call: DirectCall): Promise<UpstreamCallResult> {
+  const { definition } = context;
+  const { request, progressToken } = call;
+  const { tool } = request;
+  const ended = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      ended.abort();
+    },
+    Math.max(1, call.deadline - Date.now()),
+  );
+  const onCancel = (): void => ended.abort();
+  request.signal?.addEventListener('abort', onCancel, { once: true });
+  if (request.signal?.aborted === true) ended.abort();
+  const meta =
+    progressToken === undefined && request.meta === undefined
+      ? undefined
+      : { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) };
+  let answer: HttpToolAnswer;
+  try {
+    answer = await call.direct({ tool, args: request.args, meta, signal: ended.signal });
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onCancel);
+  }
+  switch (answer.kind) {
+    case 'result':
+      return shaped(definition, tool, answer.result);
+    case 'error':
+      return { ok: false, reason: 'UPSTREAM_ERROR', message: boundedMessage(answer.message) };
+    case 'tooLarge':
+      return tooLarge(definition, tool, answer.message);
+    case 'aborted':
+      return timedOut ? timeout(definition, tool) : cancelled();
+    case 'lost':
+      context.lost(answer.message);
+      return unavailable(`upstream ${definition.id} went away during the call: ${answer.message}`);
+    case 'failed':
+      return { ok: false, reason: 'UPSTREAM_ERROR', message: boundedMessage(answer.message) };
+  }
+}
+
+function timeout(definition: UpstreamDefinition, tool: string): UpstreamCallResult {
+  return {
+    ok: false,
+    reason: 'UPSTREAM_TIMEOUT',
+    message: `upstream ${definition.id} did not answer ${tool} within ${definition.timeoutSeconds} s`,
+  };
+}
+
+function tooLarge(definition: UpstreamDefinition, tool: string, why: string): UpstreamCallResult {
+  return {
+    ok: false,
+    reason: 'RESULT_TOO_LARGE',
+    message: `the answer of ${definition.id}/${tool} was cut: ${boundedMessage(why)} (max_result_bytes ${definition.maxResultBytes})`,
+  };
 }
 
 // Why a sent call has no result; only a lost connection changes the upstream's state.
@@ -112,23 +198,12 @@ function failure(
   const { request, error } = failed;
   const { tool } = request;
   if (request.signal?.aborted === true) return cancelled();
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-    return {
-      ok: false,
-      reason: 'UPSTREAM_TIMEOUT',
-      message: `upstream ${definition.id} did not answer ${tool} within ${definition.timeoutSeconds} s`,
-    };
-  }
-  const tooLarge =
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+    return timeout(definition, tool);
+  const cut =
     (error instanceof ProtocolError && error.code === ANSWER_TOO_LARGE_CODE) ||
     (error instanceof UpstreamsError && error.code === 'RESPONSE_TOO_LARGE');
-  if (tooLarge) {
-    return {
-      ok: false,
-      reason: 'RESULT_TOO_LARGE',
-      message: `the answer of ${definition.id}/${tool} was cut: ${boundedMessage(error.message)} (max_result_bytes ${definition.maxResultBytes})`,
-    };
-  }
+  if (cut) return tooLarge(definition, tool, error.message);
   if (error instanceof ProtocolError) {
     return { ok: false, reason: 'UPSTREAM_ERROR', message: boundedMessage(error.message) };
   }

@@ -26,12 +26,15 @@ const UNVALIDATED_OUTPUT: NonNullable<ClientOptions['jsonSchemaValidator']> = {
 // Most pages of one tools/list walk; a server whose cursor never converges is broken.
 const MAX_LIST_PAGES = 100;
 
+/** What the gateway's client tells upstreams it can do: nothing beyond calling (no sampling, roots, elicitation). */
+export const UPSTREAM_CLIENT_CAPABILITIES = Object.freeze({});
+
 /** The MCP client of one connect attempt, not yet connected: how it negotiates and hears list changes. */
 export function createUpstreamClient(options: UpstreamClientOptions): Client {
   return new Client(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
-      capabilities: {},
+      capabilities: { ...UPSTREAM_CLIENT_CAPABILITIES },
       jsonSchemaValidator: UNVALIDATED_OUTPUT,
       listMaxPages: MAX_LIST_PAGES,
       // HTTP upstreams of either era: probe with server/discover, fall back to initialize. A stdio server

@@ -1,15 +1,23 @@
-import type { Client } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type Client,
+  PROTOCOL_VERSION_META_KEY,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { createSlotPool } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
+import { configuredHeaders } from './configuredHeaders.js';
 import { describeError } from './describeError.js';
 import { createExposedTools } from './exposedTools.js';
+import { createHttpToolCaller, type HttpToolCaller } from './httpToolCall.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import { createNodeFetch, type NodeFetch } from './nodeFetch.js';
 import { createProgressRelay } from './progressRelay.js';
 import { createRetrySchedule } from './retrySchedule.js';
 import type { UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from './types.js';
 import { callUpstreamTool } from './upstreamCall.js';
-import { createUpstreamClient, serverInfoOf } from './upstreamClient.js';
+import { createUpstreamClient, serverInfoOf, UPSTREAM_CLIENT_CAPABILITIES } from './upstreamClient.js';
 import { createUpstreamStatus } from './upstreamStatus.js';
 import { UpstreamsError } from './upstreamsError.js';
 import { createUpstreamTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
@@ -47,6 +55,8 @@ const MAX_QUEUED_CALLS = 1024;
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 // Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
 const CALL_ENVELOPE_BYTES = 64 * 1024;
+// A call's event stream carries its answer and notifications (progress): a few answers' worth in all.
+const STREAM_ANSWERS = 4;
 // An upstream that changes its list continuously is listed again at most this often: each relisting parses
 // every tool and rebuilds the catalog, and a list changed every 120 ms cost the other callers' p99 2.5×
 // (docs/upstreams.md, "A list that keeps changing").
@@ -83,6 +93,9 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   });
   const retry = createRetrySchedule({ ...options.backoff, run: () => void connect() });
   let client: Client | undefined;
+  // HTTP upstreams: the tools/call path of the connected client's session, and the tools it must not take.
+  let direct: HttpToolCaller | undefined;
+  let sdkOnly: ReadonlySet<string> = new Set();
   // The client of a connect still under way, so close() can end it (and its stdio server) too.
   let pending: Client | undefined;
   let generation = 0;
@@ -108,6 +121,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     generation += 1;
     const old = client;
     client = undefined;
+    direct = undefined;
     void old?.close().catch(() => undefined);
     log('warn', 'upstream down', { error: reason, retryInMs: retry.nextDelayMs });
     status.update({ state: 'down', lastError: reason });
@@ -119,6 +133,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     try {
       const listed = await current.listTools(undefined, { cacheMode: 'bypass' });
       if (gen !== generation) return;
+      sdkOnly = headerMirroredTools(listed.tools);
       status.update(exposedTools(listed.tools));
     } catch (error) {
       fail(gen, `tools/list failed: ${describeError(error)}`);
@@ -179,8 +194,10 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         return;
       }
       client = current;
+      direct = directCaller(current);
       const listed = await current.listTools(undefined, { timeout: connectTimeoutMs });
       if (gen !== generation) return;
+      sdkOnly = headerMirroredTools(listed.tools);
       retry.connected();
       log('info', 'upstream ready', {
         tools: listed.tools.length,
@@ -211,6 +228,32 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     }
   };
 
+  // The direct tools/call path of a connected HTTP client: its session, era and the configured headers.
+  const directCaller = (connected: Client): HttpToolCaller | undefined => {
+    const transport = connected.transport;
+    const version = connected.getNegotiatedProtocolVersion();
+    if (http === undefined || definition.url === undefined || version === undefined) return undefined;
+    if (!(transport instanceof StreamableHTTPClientTransport)) return undefined;
+    return createHttpToolCaller({
+      url: new URL(definition.url),
+      http,
+      headers: configuredHeaders(definition, options.env),
+      protocolVersion: version,
+      sessionId: transport.sessionId,
+      envelope:
+        connected.getProtocolEra() === 'modern'
+          ? {
+              [PROTOCOL_VERSION_META_KEY]: version,
+              [CLIENT_INFO_META_KEY]: { ...options.clientInfo },
+              [CLIENT_CAPABILITIES_META_KEY]: UPSTREAM_CLIENT_CAPABILITIES,
+            }
+          : undefined,
+      maxAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
+      maxStreamBytes: (definition.maxResultBytes + CALL_ENVELOPE_BYTES) * STREAM_ANSWERS,
+      onMessage: (message) => progress.deliver(message),
+    });
+  };
+
   return {
     start: connect,
     snapshot: status.snapshot,
@@ -222,6 +265,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           definition,
           status,
           client,
+          direct: sdkOnly.has(tool) ? undefined : direct,
           slots,
           progress,
           lost: (reason) => fail(gen, reason),
@@ -236,10 +280,21 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       generation += 1;
       const old = [client, pending];
       client = undefined;
+      direct = undefined;
       pending = undefined;
       slots.close();
       await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
       http?.close();
     },
   };
+}
+
+// Tools whose input schema declares `x-mcp-header` parameters: on a 2026-07-28 connection the SDK client
+// mirrors those arguments into Mcp-Param-* headers (SEP-2243), so their calls keep the SDK's path.
+function headerMirroredTools(tools: readonly { name: string; inputSchema?: unknown }[]): ReadonlySet<string> {
+  return new Set(
+    tools
+      .filter((tool) => JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"'))
+      .map((t) => t.name),
+  );
 }

@@ -1,5 +1,6 @@
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { ProcessGuard } from '@skillgate/runner';
+import { configuredHeaders } from './configuredHeaders.js';
 import type { NodeFetch } from './nodeFetch.js';
 import { createStderrLines } from './stderrLines.js';
 import { stdioSandbox } from './stdioSandbox.js';
@@ -37,15 +38,8 @@ const INHERITED_ENV = ['PATH', 'HOME', 'LANG'] as const;
 export async function createUpstreamTransport(options: UpstreamTransportOptions): Promise<Transport> {
   const { definition } = options;
   if (definition.url !== undefined) {
-    const headers: Record<string, string> = {};
-    for (const [header, variable] of Object.entries(definition.headersFromEnv ?? {})) {
-      const value = options.env[variable];
-      // An empty header value is no credential.
-      if (value === undefined || value === '') throw notSet(variable, `header ${header}`);
-      headers[header] = value;
-    }
     return new StreamableHTTPClientTransport(new URL(definition.url), {
-      requestInit: { headers },
+      requestInit: { headers: configuredHeaders(definition, options.env) },
       ...(options.http === undefined ? {} : { fetch: options.http.fetch }),
     });
   }

@@ -8,6 +8,7 @@ import {
   SkillsError,
   skillUri,
 } from '@skillgate/skills';
+import { renderOnce } from '../core/renderedJson.js';
 
 /** A tool result that reports a failure the model can act on (docs/decisions.md, first entry). */
 export function toolError(text: string): CallToolResult {
@@ -109,10 +110,7 @@ export async function readSkillFile(
   /** The catalog's kept bytes of small files. */
   cache?: ServedFileCache,
 ): Promise<CallToolResult> {
-  const uri = skillUri(skillName, file.path);
-  const tooBig = (size: number) =>
-    toolError(`${file.path} is ${size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`);
-  if (file.isBinary && file.size > limits.maxBinaryBytes) return tooBig(file.size);
+  if (file.isBinary && file.size > limits.maxBinaryBytes) return tooBig(file, file.size, limits);
   let read: BoundedRead;
   try {
     read = await readServedFile(file, {
@@ -122,18 +120,38 @@ export async function readSkillFile(
   } catch (error) {
     return unreadable(file, error);
   }
+  if (read.truncated)
+    return file.isBinary ? tooBig(file, read.size, limits) : truncatedText(file, read, limits);
+  // Whole bytes kept by the catalog's cache are the same Buffer on every hit, and the result is made of
+  // them and their one file alone: made once, and written as JSON once (core/renderedJson.ts).
+  let result = resultOfBytes.get(read.bytes);
+  if (result === undefined) {
+    result = renderOnce(wholeRead(skillName, file, read.bytes));
+    resultOfBytes.set(read.bytes, result);
+  }
+  return result;
+}
+
+/** The read result of each kept Buffer of whole file bytes (it depends on nothing else). */
+const resultOfBytes = new WeakMap<Buffer, CallToolResult>();
+
+const tooBig = (file: SkillFile, size: number, limits: ReadLimits): CallToolResult =>
+  toolError(`${file.path} is ${size} bytes, over the ${limits.maxBinaryBytes}-byte limit of read tools.`);
+
+/** The read result of a file's whole bytes: text, image content, or an embedded blob. */
+function wholeRead(skillName: string, file: SkillFile, data: Buffer): CallToolResult {
+  if (!file.isBinary) return { content: [{ type: 'text', text: data.toString('utf8') }] };
+  const blob = data.toString('base64');
+  if (IMAGE_TYPES.has(file.mimeType)) {
+    return { content: [{ type: 'image', data: blob, mimeType: file.mimeType }] };
+  }
+  const uri = skillUri(skillName, file.path);
+  return { content: [{ type: 'resource', resource: { uri, mimeType: file.mimeType, blob } }] };
+}
+
+/** A text file cut at the cap, with a note. */
+function truncatedText(file: SkillFile, read: BoundedRead, limits: ReadLimits): CallToolResult {
   const data = read.bytes;
-  if (file.isBinary) {
-    if (read.truncated) return tooBig(read.size);
-    const blob = data.toString('base64');
-    if (IMAGE_TYPES.has(file.mimeType)) {
-      return { content: [{ type: 'image', data: blob, mimeType: file.mimeType }] };
-    }
-    return { content: [{ type: 'resource', resource: { uri, mimeType: file.mimeType, blob } }] };
-  }
-  if (!read.truncated) {
-    return { content: [{ type: 'text', text: data.toString('utf8') }] };
-  }
   // Cut on a line boundary when one is near, so the model does not see half a line; else on a character.
   let end = utf8Boundary(data, limits.maxTextBytes);
   const lastNewline = data.lastIndexOf(0x0a, end - 1);

@@ -1,0 +1,242 @@
+import type { IncomingMessage } from 'node:http';
+import { describeError } from './describeError.js';
+import { createEventStreamReader } from './eventStreamReader.js';
+import { type NodeFetch, readBody } from './nodeFetch.js';
+import { UpstreamsError } from './upstreamsError.js';
+
+/** Options of createHttpToolCaller: one connected HTTP upstream, as its handshake left it. */
+export interface HttpToolCallerOptions {
+  readonly url: URL;
+  readonly http: NodeFetch;
+  /** The configured headers (credentials) of the upstream. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The negotiated protocol version. */
+  readonly protocolVersion: string;
+  /** The session of a 2025-era connection that has one. */
+  readonly sessionId: string | undefined;
+  /** The `_meta` envelope every request of a 2026-07-28 connection carries; undefined on a 2025-era one. */
+  readonly envelope: Readonly<Record<string, unknown>> | undefined;
+  /** Most bytes of the answer: a JSON body, or one event of a stream. */
+  readonly maxAnswerBytes: number;
+  /** Most bytes of an event-stream answer. */
+  readonly maxStreamBytes: number;
+  /** Each message of the answer's stream that is not the answer (progress goes to its caller here). */
+  readonly onMessage: (message: unknown) => void;
+}
+
+/** One tools/call. */
+export interface HttpToolCall {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /** Ends the call (timeout or the caller's cancel): the request is destroyed and the upstream told. */
+  readonly signal: AbortSignal;
+}
+
+/** What came of one call; the caller maps each to an UpstreamCallResult. */
+export type HttpToolAnswer =
+  | { readonly kind: 'result'; readonly result: unknown }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'tooLarge'; readonly message: string }
+  | { readonly kind: 'aborted' }
+  /** The connection or the session is gone: the upstream goes down and reconnects. */
+  | { readonly kind: 'lost'; readonly message: string }
+  | { readonly kind: 'failed'; readonly message: string };
+
+/** Sends one tools/call and reads its answer. */
+export type HttpToolCaller = (call: HttpToolCall) => Promise<HttpToolAnswer>;
+
+// Our requests' ids are strings of their own, so they never meet the SDK client's numeric ids in a session.
+let nextId = 0;
+
+/**
+ * The tools/call path of a connected HTTP upstream, beside its SDK client (which keeps the handshake,
+ * tools/list and notifications): one POST with the session's headers on the connection's kept-alive
+ * sockets, its JSON or event-stream answer read by the bounded parser of eventStreamReader.ts. The SDK
+ * client's per-request work (era codec, Headers objects, web streams, a TextDecoderStream and a string
+ * event parser, zod validation of the message and of the result) was most of what a proxied call cost the
+ * gateway (docs/upstreams.md, "Proxy overhead"). A call that ends before its answer (timeout, cancel) tells
+ * the upstream as the SDK does: notifications/cancelled on a 2025-era connection, the request's own end on
+ * a 2026-07-28 one.
+ */
+export function createHttpToolCaller(options: HttpToolCallerOptions): HttpToolCaller {
+  const modern = options.envelope !== undefined;
+  const base: Record<string, string> = {
+    ...options.headers,
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': options.protocolVersion,
+    ...(options.sessionId === undefined ? {} : { 'mcp-session-id': options.sessionId }),
+    ...(modern ? { 'mcp-method': 'tools/call' } : {}),
+  };
+  const cancel = (id: string): void => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'the call ended at the gateway' },
+    });
+    const headers = { ...base };
+    delete headers['mcp-method'];
+    void options.http
+      .exchange(options.url, { method: 'POST', headers, body })
+      .then((response) => response.resume())
+      .catch(() => undefined);
+  };
+  return async (call) => {
+    const id = `skillgate-${++nextId}`;
+    const meta = options.envelope === undefined ? call.meta : { ...options.envelope, ...(call.meta ?? {}) };
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: call.tool, arguments: call.args, ...(meta === undefined ? {} : { _meta: meta }) },
+    });
+    const headers = modern ? { ...base, 'mcp-name': headerValue(call.tool) } : base;
+    let response: IncomingMessage;
+    try {
+      response = await options.http.exchange(options.url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: call.signal,
+      });
+    } catch (error) {
+      if (call.signal.aborted) return ended(id);
+      return { kind: 'lost', message: describeError(error) };
+    }
+    try {
+      return await answerOf(response, { id, call, options });
+    } catch (error) {
+      if (call.signal.aborted) return ended(id);
+      if (error instanceof UpstreamsError && error.code === 'RESPONSE_TOO_LARGE') {
+        return { kind: 'tooLarge', message: error.message };
+      }
+      return { kind: 'lost', message: describeError(error) };
+    } finally {
+      response.destroy();
+    }
+  };
+
+  function ended(id: string): HttpToolAnswer {
+    if (!modern) cancel(id);
+    return { kind: 'aborted' };
+  }
+}
+
+interface Answering {
+  readonly id: string;
+  readonly call: HttpToolCall;
+  readonly options: HttpToolCallerOptions;
+}
+
+// The answer to our request in the response: a JSON body, or the event of the stream that carries it.
+async function answerOf(response: IncomingMessage, answering: Answering): Promise<HttpToolAnswer> {
+  const { options, id } = answering;
+  const status = response.statusCode ?? 502;
+  const type = response.headers['content-type'] ?? '';
+  if (status < 200 || status > 299) {
+    const text = (await readBody(response, options.maxAnswerBytes)).toString('utf8');
+    // A 2025-era server that lost our session (it restarted) answers 404.
+    if (status === 404 && options.sessionId !== undefined) {
+      return { kind: 'lost', message: `the upstream's session is gone (HTTP 404): ${text}` };
+    }
+    // A 2026-07-28 server answers a refused request with 400 and the JSON-RPC error.
+    if (status === 400 && options.envelope !== undefined) {
+      const error = errorOf(parse(text), id);
+      if (error !== undefined) return error;
+    }
+    return { kind: 'failed', message: `Error POSTing to endpoint: ${text}` };
+  }
+  if (mediaType(type) === 'text/event-stream') return streamAnswer(response, answering);
+  if (mediaType(type) !== 'application/json') {
+    return { kind: 'failed', message: `the upstream answered a call with content type ${type || 'none'}` };
+  }
+  const message = parse((await readBody(response, options.maxAnswerBytes)).toString('utf8'));
+  for (const one of Array.isArray(message) ? message : [message]) {
+    const answer = answerIn(one, id);
+    if (answer !== undefined) return answer;
+    options.onMessage(one);
+  }
+  return { kind: 'failed', message: 'the upstream answered the call without its result' };
+}
+
+function streamAnswer(response: IncomingMessage, answering: Answering): Promise<HttpToolAnswer> {
+  const { options, id } = answering;
+  return new Promise<HttpToolAnswer>((resolve, reject) => {
+    let answer: HttpToolAnswer | undefined;
+    const reader = createEventStreamReader({
+      maxEventBytes: options.maxAnswerBytes,
+      maxStreamBytes: options.maxStreamBytes,
+      onEvent: (event) => {
+        if (answer !== undefined || event.event !== 'message') return;
+        let message: unknown;
+        try {
+          message = JSON.parse(event.data);
+        } catch {
+          return;
+        }
+        answer = answerIn(message, id);
+        if (answer === undefined) options.onMessage(message);
+      },
+    });
+    const finish = (outcome: HttpToolAnswer): void => {
+      response.off('data', onData);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer): void => {
+      // Stops reading at once past a bound: the caller destroys the response, and with it the socket.
+      const over = reader.push(chunk);
+      if (over !== undefined) finish({ kind: 'tooLarge', message: over });
+      else if (answer !== undefined) finish(answer);
+    };
+    response.on('data', onData);
+    response.once('end', () =>
+      finish(answer ?? { kind: 'failed', message: 'the upstream ended its stream without the result' }),
+    );
+    response.once('error', reject);
+    response.once('close', () => {
+      if (!response.complete) reject(new Error('socket hang up'));
+    });
+  });
+}
+
+// The result or error our request got, if this message is its answer.
+function answerIn(message: unknown, id: string): HttpToolAnswer | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { id: answered, result } = message as { id?: unknown; result?: unknown };
+  if (answered !== id) return undefined;
+  if (typeof result === 'object' && result !== null && !Array.isArray(result))
+    return { kind: 'result', result };
+  return errorOf(message, id) ?? { kind: 'failed', message: 'the upstream answered the call with no result' };
+}
+
+function errorOf(message: unknown, id: string): HttpToolAnswer | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { id: answered, error } = message as { id?: unknown; error?: unknown };
+  if (answered !== id || typeof error !== 'object' || error === null) return undefined;
+  const text = (error as { message?: unknown }).message;
+  return { kind: 'error', message: typeof text === 'string' ? text : 'the upstream answered an error' };
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function mediaType(contentType: string): string {
+  return contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+// An `Mcp-Name` header value as the SDK client writes it (SEP-2243): plain printable ASCII as it is, anything
+// else (and empty, padded or sentinel-looking values) as `=?base64?<UTF-8 base64>?=`.
+function headerValue(value: string): string {
+  const plain =
+    value !== '' &&
+    value === value.trim() &&
+    !(value.startsWith('=?base64?') && value.endsWith('?=')) &&
+    /^[\t\x20-\x7e]*$/.test(value);
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
