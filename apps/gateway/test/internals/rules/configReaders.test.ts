@@ -10,13 +10,17 @@ const READERS = [/^compose\/[a-z][A-Za-z]*Settings\.ts$/, /^cli\/configFrom\.ts$
 const TYPE_CHECK_TIMEOUT_MS = 120_000;
 
 describe('the config', () => {
-  it('is read only by the settings functions: every other module takes the typed settings it uses', () => {
-    const reads = gatewayConfigReads();
-    const stray = reads
-      .filter((read) => !READERS.some((reader) => reader.test(read.path)))
-      .map((read) => `${read.path}:${read.line}: ${read.text}`);
-    expect(stray).toEqual([]);
-    // The check sees reads at all (a type it no longer recognizes would find none and pass).
-    expect(reads.some((read) => read.path === 'compose/gatewaySettings.ts')).toBe(true);
-  }, TYPE_CHECK_TIMEOUT_MS);
+  it(
+    'is read only by the settings functions: every other module takes the typed settings it uses',
+    () => {
+      const reads = gatewayConfigReads();
+      const stray = reads
+        .filter((read) => !READERS.some((reader) => reader.test(read.path)))
+        .map((read) => `${read.path}:${read.line}: ${read.text}`);
+      expect(stray).toEqual([]);
+      // The check sees reads at all (a type it no longer recognizes would find none and pass).
+      expect(reads.some((read) => read.path === 'compose/gatewaySettings.ts')).toBe(true);
+    },
+    TYPE_CHECK_TIMEOUT_MS,
+  );
 });
