@@ -12,6 +12,7 @@ import { hotPaths } from './hotPaths.js';
 import { oauthBench } from './oauth.js';
 import { operatorPageBench } from './operatorPage.js';
 import { replicas } from './replicas.js';
+import { sandboxRunsBench } from './sandboxRunsPhase.js';
 import { searchBench } from './searchPhase.js';
 import { skillsListBench } from './skillsList.js';
 import { sourcesBench } from './sourcesPhase.js';
@@ -693,6 +694,7 @@ try {
   await operatorPage(thousandByTen, QUICK ? 4 : 10);
   results.oauth = await oauthBench({ root: hundred, seconds: QUICK ? 2 : 5, row, fmt });
   await scriptOverhead(small, QUICK ? 30 : 200);
+  results.sandbox_runs = await sandboxRunsBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.search = await searchBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.sources = await sourcesBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
 } finally {

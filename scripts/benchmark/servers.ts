@@ -2,7 +2,9 @@
 // Usage: tsx --conditions=@skillgate/source servers.ts <gateway|sdk-reference|fastify-reference|…> <skillsRoot> [disclosure] [sandbox]
 // Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory); the
 // ceilings also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
+import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -181,6 +183,39 @@ if (kind === 'gateway') {
   });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   ready(Number(new URL(address).port));
+} else if (kind === 'raw-spawn') {
+  // The ceiling of a script run (sandboxRuns.ts): a raw node:http server that spawns gen-00000's check.sh
+  // with bash for every POST, collects its output and answers a tools/call result with Content-Length.
+  const dir = join(root, 'gen-00000');
+  const script = join(dir, 'scripts', 'check.sh');
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { id?: unknown }).id ?? null;
+      const child = spawn('bash', [script], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      child.stderr.resume();
+      child.on('close', (code) => {
+        const text = JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          result: { content: [{ type: 'text', text: out }], isError: code !== 0 },
+        });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      });
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    ready(typeof address === 'object' && address !== null ? address.port : 0);
+  });
 } else if (kind === 'raw-replay') {
   // The machine's ceiling of any path (hotPaths.ts): a bare node:http server that reads and parses the body,
   // then writes the gateway's own answer bytes with Content-Length and only the JSON-RPC id spliced in. No

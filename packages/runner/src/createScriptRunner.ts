@@ -7,11 +7,10 @@ import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
 import { sandboxArguments } from './sandbox/sandboxArguments.js';
 import { sandboxExitStatus } from './sandbox/sandboxExitStatus.js';
-import { sandboxPid } from './sandbox/sandboxPid.js';
 import { SANDBOX_PATH, systemLayout } from './sandbox/systemLayout.js';
 import { signalProcessGroup } from './signalProcessGroup.js';
 import { createSlotPool } from './slotPool.js';
-import { type SpawnHooks, type SyncPipes, spawnScript } from './spawnScript.js';
+import { type SpawnHooks, spawnScript } from './spawnScript.js';
 import type {
   IsolationReport,
   RunnerOptions,
@@ -26,9 +25,6 @@ const MIB = 1024 * 1024;
 // setTimeout fires at once for longer delays, which would kill every script on spawn.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const NO_LIMITS: ScriptLimits = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
-// The pipes of bwrap's --info-fd and --block-fd (spawnScript's syncPipes): the only descriptors above stdio
-// a run keeps, besides the watchdog's fd 5 until it registered.
-const HANDSHAKE_FDS = [3, 4] as const;
 // Processes of a sandboxed run that are not the script's: bwrap outside and bwrap as pid 1 inside.
 const BWRAP_PROCESSES = 2;
 
@@ -56,8 +52,10 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   const resolver = createCommandResolver({ interpreters: options.interpreters, sandbox: layout });
   // Inside the sandbox it must sit in the system directories, which /usr/bin and /bin are.
   const prlimit = findExecutable('prlimit', '/usr/bin:/bin');
-  // The wrapper's shell, visible inside the sandbox too: bash closes inherited descriptors of any number.
+  // The wrapper's shell: bash closes inherited descriptors of any number.
   const shell = findExecutable('bash', '/usr/bin:/bin');
+  // Inside the sandbox too (it sits in /usr/bin): takes PWD and SHLVL out of the script's environment.
+  const envPath = findExecutable('env', '/usr/bin:/bin');
   const pool = createSlotPool(options);
   const running = new Set<RunningScript>();
   const guarded = createProcessGuard().catch(() => NO_GUARD);
@@ -98,9 +96,6 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
 
   function hooks(guard: ProcessGuard, cgroup: RunCgroup | undefined): SpawnHooks {
     return {
-      spawned(pid, pipes) {
-        if (cgroup !== undefined && pipes !== undefined) void admit(pid, pipes, cgroup);
-      },
       kill(pid, signal) {
         // bwrap dies of SIGTERM and takes the sandbox with it at once: spare it, so the script inside gets
         // the grace period; the SIGKILL after the grace goes to everything.
@@ -125,23 +120,6 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         return limit === undefined ? result : { ...result, limit_exceeded: limit };
       },
     };
-  }
-
-  // A cgroup v1 join waits for an RCU grace period (about 10 ms when runs are not back to back). For a
-  // sandboxed run it happens here, while bwrap builds the sandbox: bwrap reports the pid of its inner
-  // process on fd 3 and holds the script back until a byte arrives on fd 4, so both bwrap processes are in
-  // the cgroup before the script exists, and every process it forks is born there.
-  async function admit(pid: number, pipes: SyncPipes, cgroup: RunCgroup): Promise<void> {
-    try {
-      const outer = cgroup.add(pid).catch(() => {});
-      const inner = await sandboxPid(pipes.info);
-      await outer;
-      if (inner !== undefined) await cgroup.add(inner);
-    } catch {
-      // The process group kill and the watchdog still cover this run.
-    } finally {
-      pipes.block.end('1');
-    }
   }
 
   async function start(req: RunRequest): Promise<RunningScript> {
@@ -171,17 +149,16 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
         options.maxTimeoutSeconds,
       );
-      const handshake = bwrap !== undefined && cgroup !== undefined;
       const watchdogPipe = guard.registration;
       const { file, args } = launchCommand({
         command,
         watchdog: watchdogPipe !== undefined,
-        // Sandboxed runs join while bwrap sets up (admit); the others join in the wrapper, first thing.
-        procsFiles: handshake || cgroup === undefined ? [] : cgroup.procsFiles,
+        // The wrapper joins first thing, so bwrap and everything after it are born in the cgroup.
+        procsFiles: cgroup === undefined ? [] : cgroup.procsFiles,
         prlimit,
         limits,
         shell,
-        keepFds: handshake ? HANDSHAKE_FDS : [],
+        ...(envPath === undefined ? {} : { env: { path: envPath, keepShlvl: env.SHLVL !== undefined } }),
         sandbox:
           bwrap === undefined || layout === undefined
             ? undefined
@@ -193,7 +170,6 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
                   cwd: req.skillDir,
                   network,
                   tmpBytes: limits.fileBytes,
-                  handshake,
                 }),
               },
       });
@@ -209,7 +185,6 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         tailLines: req.tailLines ?? options.defaultTailLines,
         signal: req.signal,
         hooks: hooks(guard, cgroup),
-        syncPipes: handshake,
         watchdogPipe,
         onProgress: req.onProgress,
       });

@@ -1,21 +1,18 @@
 import type { ScriptLimits } from './types.js';
 
-// The runner's one shell program: fixed text, run as the first process of every run (and again inside the
-// sandbox). Nothing from a request is ever parsed by it: the command arrives as "$@" and is only exec'd.
+// The runner's one shell program: fixed text, run as the first process of every run, outside the sandbox.
+// Nothing from a request is ever parsed by it: the command arrives as "$@" and is only exec'd.
 // $1 is non-empty when fd 5 is the watchdog's pipe: the run registers its process group there before
 // anything else, then closes it (SIGPIPE is ignored only for that write, should the watchdog be gone).
 // $2 lists the cgroup.procs files to join, one a line ('' = none: the run's pids cgroup and, with a memory
-// limit, its memory cgroup), so every process the script ever forks is in them.
-// $3 lists the descriptors above stdio the run was handed on purpose (bwrap's --info-fd and --block-fd).
-// Every other descriptor is closed before anything is exec'd: the gateway may have inherited some without
-// close-on-exec (a supervisor's log file, a pipe), and spawning does not close them (docs/sandbox.md,
+// limit, its memory cgroup), so every process the script ever forks, bwrap's included, is in them.
+// Every descriptor above stdio is closed before anything is exec'd: the gateway may have inherited some
+// without close-on-exec (a supervisor's log file, a pipe), and spawning does not close them (docs/sandbox.md,
 // "Descriptors"). The shell lists its own /proc/self/fd; bash closes any number, a POSIX sh (dash) only
-// 3-9, so the runner prefers bash.
-// bwrap and /bin/sh both export PWD, which the script's environment must not gain; bash also exports SHLVL
-// (1 at start when it was not set, and again, as 0, at exec even when unset), so it is dropped by env then.
-const WRAPPER = `watchdog=$1 procs=$2 keep=" $3 " shlvl=
-shift 3
-[ "$SHLVL" = 1 ] && [ -n "$BASH_VERSION" ] && [ -x /usr/bin/env ] && shlvl=drop
+// 3-9, so the runner prefers bash. bwrap opens nothing it passes on, so inside the sandbox nothing more is
+// needed: the run's chain is this wrapper, bwrap, prlimit, env, the script, and nothing else.
+const WRAPPER = `watchdog=$1 procs=$2
+shift 2
 if [ -n "$watchdog" ]; then
   trap '' PIPE
   echo "+$$" >&5 2>/dev/null
@@ -25,7 +22,6 @@ fi
 for fd in /proc/self/fd/*; do
   fd=\${fd##*/}
   case $fd in ''|*[!0-9]*|0|1|2) continue ;; esac
-  case $keep in *" $fd "*) continue ;; esac
   if [ -n "$BASH_VERSION" ] || [ "$fd" -lt 10 ]; then eval "exec $fd>&-"; fi
 done
 if [ -n "$procs" ]; then
@@ -39,7 +35,6 @@ if [ -n "$procs" ]; then
   set +f
 fi
 unset PWD
-[ -n "$shlvl" ] && exec /usr/bin/env -u SHLVL -- "$@"
 exec "$@"`;
 
 /** Everything that decides the argv of one run. */
@@ -55,36 +50,32 @@ export interface LaunchSpec {
   readonly limits: ScriptLimits;
   /** bwrap and its options (ending in `--`), when the run is sandboxed. */
   readonly sandbox?: { readonly bwrap: string; readonly options: readonly string[] };
-  /** Descriptors above stdio the first process keeps for bwrap (its --info-fd and --block-fd). */
-  readonly keepFds?: readonly number[];
   /** The shell that runs the wrapper: bash where there is one (it closes descriptors of any number). */
   readonly shell?: string;
+  /**
+   * env (coreutils), to take out what the wrapper's shell and bwrap add to the environment: `PWD` always,
+   * and `SHLVL` when the run's own environment has none (bash exports it at exec, even when unset).
+   * Without it the command starts with those two.
+   */
+  readonly env?: { readonly path: string; readonly keepShlvl: boolean };
 }
 
-/** The file and argv the runner spawns for one run: the wrapper, then bwrap and prlimit as configured. */
+/** The file and argv the runner spawns for one run: the wrapper, then bwrap, prlimit and env as configured. */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[] } {
-  const wrap = (watchdog: string, procs: string, keep: string, rest: readonly string[]): string[] => [
-    spec.shell ?? '/bin/sh',
-    '-c',
-    WRAPPER,
-    'skillgate-run',
-    watchdog,
-    procs,
-    keep,
-    ...rest,
-  ];
+  const clean =
+    spec.env === undefined
+      ? [...spec.command]
+      : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...spec.command];
   const rlimits = rlimitOptions(spec.limits, spec.sandbox !== undefined);
   const limited =
-    spec.prlimit === undefined || rlimits.length === 0
-      ? [...spec.command]
-      : [spec.prlimit, ...rlimits, '--', ...spec.command];
+    spec.prlimit === undefined || rlimits.length === 0 ? clean : [spec.prlimit, ...rlimits, '--', ...clean];
+  // prlimit runs inside the sandbox: RLIMIT_NPROC counts per user namespace only there.
   const inner =
-    spec.sandbox === undefined
-      ? limited
-      : [spec.sandbox.bwrap, ...spec.sandbox.options, ...wrap('', '', '', limited)];
-  const keep = (spec.keepFds ?? []).join(' ');
-  const [file, ...args] = wrap(spec.watchdog ? '5' : '', spec.procsFiles.join('\n'), keep, inner);
-  return { file: file ?? '/bin/sh', args };
+    spec.sandbox === undefined ? limited : [spec.sandbox.bwrap, ...spec.sandbox.options, ...limited];
+  return {
+    file: spec.shell ?? '/bin/sh',
+    args: ['-c', WRAPPER, 'skillgate-run', spec.watchdog ? '5' : '', spec.procsFiles.join('\n'), ...inner],
+  };
 }
 
 // prlimit options for the limits; 0 means no limit.

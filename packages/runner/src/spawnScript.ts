@@ -1,23 +1,13 @@
+import { spawn } from 'node:child_process';
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Duplex, type Readable, type Writable } from 'node:stream';
-import { execa } from 'execa';
+import type { Readable, Writable } from 'node:stream';
 import { OutputTail } from './outputTail.js';
 import { RunnerError } from './runnerError.js';
 import type { RunningScript, RunProgress, RunResult, ScriptOutput } from './types.js';
 
-/** The extra pipes of a run started with `syncPipes` (fds 3 and 4 of the child). */
-export interface SyncPipes {
-  /** The child writes to fd 3 (bwrap's --info-fd). */
-  readonly info: Readable;
-  /** The child reads fd 4 (bwrap's --block-fd). */
-  readonly block: Writable;
-}
-
 /** Where the runner plugs the sandbox and the process guard into one run. */
 export interface SpawnHooks {
-  /** Called synchronously right after the spawn, with the pid of the run's first process. */
-  spawned?(pid: number, pipes: SyncPipes | undefined): void;
   /** Sends a signal to the whole run; default: its process group. */
   kill?(pid: number, signal: NodeJS.Signals): void;
   /** Called once the first process exited and the run was SIGKILLed. */
@@ -40,8 +30,6 @@ export interface SpawnSpec {
   readonly tailLines: number;
   readonly signal: AbortSignal | undefined;
   readonly hooks?: SpawnHooks;
-  /** Give the child two more pipes, fds 3 and 4, handed to hooks.spawned. */
-  readonly syncPipes?: boolean;
   /** A pipe of this process whose descriptor the child gets as fd 5 (the watchdog's). */
   readonly watchdogPipe?: Writable;
   readonly onProgress?: (progress: RunProgress) => void;
@@ -50,44 +38,62 @@ export interface SpawnSpec {
 }
 
 const PROGRESS_INTERVAL_MS = 1000;
-const PIPES = ['pipe', 'pipe'] as const;
+// fds 3 and 4 of the child: nothing, so the watchdog's pipe is fd 5.
 const NO_PIPES = ['ignore', 'ignore'] as const;
 
 /** Spawns a script in its own process group and resolves once it runs; RUNNER_SPAWN_FAILED if it cannot start. */
 export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
-  const subprocess = execa(spec.file, spec.args, {
+  // node:child_process rather than execa: a run needs none of execa's extras, and its per-spawn set-up cost
+  // about 1.5 ms of the event loop's time per run (docs/sandbox.md, "Cost").
+  const subprocess = spawn(spec.file, spec.args, {
     cwd: spec.cwd,
     env: spec.env,
-    extendEnv: false,
     shell: false,
     // Its own process group, so a timeout or cancel reaches every process the script forked.
     detached: true,
-    buffer: false,
-    reject: false,
-    forceKillAfterDelay: false,
     // Without input the script reads /dev/null: immediate EOF, never a hang.
-    ...(spec.stdin === undefined ? {} : { input: spec.stdin }),
     stdio: [
       spec.stdin === undefined ? 'ignore' : 'pipe',
       'pipe',
       'pipe',
-      ...(spec.syncPipes ? PIPES : NO_PIPES),
+      ...NO_PIPES,
       ...(spec.watchdogPipe === undefined ? [] : [spec.watchdogPipe]),
     ],
   });
   const { pid } = subprocess;
-  if (pid !== undefined) spec.hooks?.spawned?.(pid, syncPipes(subprocess.stdio));
   if (pid === undefined) {
-    const failure = await subprocess;
+    const failure = await new Promise<NodeJS.ErrnoException>((resolve) => subprocess.once('error', resolve));
     // Name the program, not its absolute path: the message reaches the client.
     throw new RunnerError(
       'RUNNER_SPAWN_FAILED',
       `could not start "${basename(spec.file)}" (${failure.code ?? 'error'})`,
-      {
-        cause: failure.cause ?? failure,
-      },
+      { cause: failure },
     );
   }
+  const { stdout: out, stderr: err } = subprocess;
+  if (out === null || err === null) {
+    // Cannot happen with the stdio above; narrows the types without a non-null assertion.
+    process.kill(-pid, 'SIGKILL');
+    throw new RunnerError(
+      'RUNNER_SPAWN_FAILED',
+      `could not start "${basename(spec.file)}" (no output pipes)`,
+    );
+  }
+  // Later failures (a signal that cannot be sent) change nothing: the exit status still decides.
+  subprocess.on('error', () => {});
+  // A script that exits without reading its input closes the pipe under the write: EPIPE, not a failure.
+  subprocess.stdin?.on('error', () => {});
+  subprocess.stdin?.end(spec.stdin);
+  // What decides the result: the exit status, and both output pipes closed (or given up on, drainTimer).
+  const exitStatus = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    subprocess.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const closed = (stream: Readable): Promise<void> =>
+    new Promise((resolve) => {
+      stream.once('close', resolve);
+      stream.once('error', () => resolve());
+    });
+  const outputClosed = Promise.all([closed(out), closed(err)]);
 
   const startedAt = Date.now();
   const startedTick = performance.now();
@@ -95,11 +101,11 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
   const stderr = new OutputTail(spec.maxOutputBytes);
   // The stream written last holds the line progress reports show.
   let latest = stdout;
-  subprocess.stdout.on('data', (chunk: Buffer | string) => {
+  out.on('data', (chunk: Buffer | string) => {
     stdout.push(toBuffer(chunk));
     latest = stdout;
   });
-  subprocess.stderr.on('data', (chunk: Buffer | string) => {
+  err.on('data', (chunk: Buffer | string) => {
     stderr.push(toBuffer(chunk));
     latest = stderr;
   });
@@ -164,8 +170,8 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
     spec.hooks?.exited?.(pid);
     // A child that left the group (setsid) may still hold the pipes: stop waiting for them after the grace.
     drainTimer = setTimeout(() => {
-      subprocess.stdout.destroy();
-      subprocess.stderr.destroy();
+      out.destroy();
+      err.destroy();
     }, spec.killGraceMs);
   });
   spec.signal?.addEventListener('abort', cancel, { once: true });
@@ -187,10 +193,10 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
 
   const done = (async (): Promise<RunResult> => {
     try {
-      const finished = await subprocess;
+      const [finished] = await Promise.all([exitStatus, outputClosed]);
       const result: RunResult = {
-        exit_code: finished.exitCode ?? null,
-        signal: finished.signal ?? null,
+        exit_code: finished.code,
+        signal: finished.signal,
         timed_out: timedOut,
         duration_ms: Math.round(performance.now() - startedTick),
         ...output(),
@@ -214,12 +220,6 @@ export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
       return cancelled;
     },
   };
-}
-
-function syncPipes(stdio: readonly unknown[]): SyncPipes | undefined {
-  const [, , , info, block] = stdio;
-  // Node makes every extra 'pipe' fd a duplex socket.
-  return info instanceof Duplex && block instanceof Duplex ? { info, block } : undefined;
 }
 
 function toBuffer(chunk: Buffer | string): Buffer {

@@ -32,20 +32,19 @@ describe('launchCommand', () => {
       ...base,
       procsFiles: ['/sys/fs/cgroup/pids/x/1/cgroup.procs', '/sys/fs/cgroup/memory/x/1/cgroup.procs'],
     });
-    expect(args.slice(2, 6)).toEqual([
+    expect(args.slice(2, 5)).toEqual([
       'skillgate-run',
       '5',
       '/sys/fs/cgroup/pids/x/1/cgroup.procs\n/sys/fs/cgroup/memory/x/1/cgroup.procs',
-      '',
     ]);
-    expect(args.slice(6)).toEqual(base.command);
+    expect(args.slice(5)).toEqual(base.command);
     expect(launchCommand({ ...base, watchdog: false }).args.slice(2, 4)).toEqual(['skillgate-run', '']);
   });
 
   it('sets the limits with prlimit; the process limit only inside the sandbox', () => {
     const limits = { memoryMb: 64, processes: 8, fileBytes: 1024, cpuSeconds: 2 };
     const plain = launchCommand({ ...base, limits }).args;
-    expect(plain.slice(6, plain.indexOf('--') + 1)).toEqual([
+    expect(plain.slice(5, plain.indexOf('--') + 1)).toEqual([
       '/usr/bin/prlimit',
       `--data=${64 * 1024 * 1024}`,
       '--fsize=1024',
@@ -58,47 +57,34 @@ describe('launchCommand', () => {
       limits,
       sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
     }).args;
-    // Outside: the wrapper execs bwrap; inside: the wrapper again (no watchdog, no cgroup), then prlimit.
-    expect(sandboxed.slice(6, 15)).toEqual([
-      '/usr/bin/bwrap',
-      '--',
-      '/bin/sh',
-      '-c',
-      plain[1],
-      'skillgate-run',
-      '',
-      '',
-      '',
-    ]);
+    // Outside: the wrapper execs bwrap; inside: prlimit, straight away (no second shell).
+    expect(sandboxed.slice(5, 8)).toEqual(['/usr/bin/bwrap', '--', '/usr/bin/prlimit']);
     expect(sandboxed).toContain('--nproc=9');
     expect(plain.some((arg) => arg.startsWith('--nproc'))).toBe(false);
   });
 
   it('skips the limits when prlimit is not installed', () => {
     const { args } = launchCommand({ ...base, prlimit: undefined, limits: { ...NO_LIMITS, memoryMb: 64 } });
-    expect(args.slice(6)).toEqual(base.command);
+    expect(args.slice(5)).toEqual(base.command);
   });
 
-  it("keeps only the descriptors it is told to (bwrap's pipes) outside, none inside, under the given shell", () => {
-    const { file, args } = launchCommand({
-      ...base,
-      shell: '/usr/bin/bash',
-      keepFds: [3, 4],
-      sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
-    });
+  it('takes PWD, and SHLVL unless the run has its own, out of the environment with env, last before the command', () => {
+    const sandbox = { bwrap: '/usr/bin/bwrap', options: ['--'] };
+    const env = { path: '/usr/bin/env', keepShlvl: false };
+    const { file, args } = launchCommand({ ...base, shell: '/usr/bin/bash', sandbox, env });
     expect(file).toBe('/usr/bin/bash');
-    expect(args.slice(2, 6)).toEqual(['skillgate-run', '5', '', '3 4']);
-    // Inside the sandbox the wrapper runs again, with nothing to keep.
-    expect(args.slice(6, 15)).toEqual([
+    expect(args.slice(5)).toEqual([
       '/usr/bin/bwrap',
       '--',
-      '/usr/bin/bash',
-      '-c',
-      args[1],
-      'skillgate-run',
-      '',
-      '',
-      '',
+      '/usr/bin/env',
+      '-u',
+      'PWD',
+      '-u',
+      'SHLVL',
+      '--',
+      ...base.command,
     ]);
+    const own = launchCommand({ ...base, env: { ...env, keepShlvl: true } }).args;
+    expect(own.slice(5)).toEqual(['/usr/bin/env', '-u', 'PWD', '--', ...base.command]);
   });
 });

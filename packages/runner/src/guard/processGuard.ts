@@ -99,6 +99,37 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
   };
 
   let runs = 0;
+  async function makeRun({ processes, memoryBytes }: RunCgroupLimits): Promise<RunCgroup | undefined> {
+    if (dir === undefined) return undefined;
+    const run = String(++runs);
+    const runDir = join(dir, run);
+    await mkdir(runDir);
+    if (processes > 0) await writeFile(join(runDir, 'pids.max'), String(processes));
+    if (memoryDir === undefined || memoryBytes <= 0) return createRunCgroup(runDir, undefined);
+    const memoryRunDir = join(memoryDir, run);
+    try {
+      await mkdir(memoryRunDir);
+      await writeFile(join(memoryRunDir, 'memory.limit_in_bytes'), String(memoryBytes));
+    } catch (error) {
+      await drainCgroup(runDir);
+      await drainCgroup(memoryRunDir);
+      throw error;
+    }
+    // With swap accounting, swap counts too, so the limit cannot be dodged by swapping out.
+    await writeFile(join(memoryRunDir, 'memory.memsw.limit_in_bytes'), String(memoryBytes)).catch(() => {});
+    return createRunCgroup(runDir, memoryRunDir);
+  }
+  // One empty run cgroup made ahead per kind of limits, so a run takes one without a syscall on its answer
+  // path and the next is made while it runs (about 0.5-1 ms of mkdir and writes; docs/sandbox.md, "Cost").
+  // A spare is a fresh cgroup like any other: its counters are zero and it has never held a process.
+  const spares = new Map<string, Promise<RunCgroup | undefined>>();
+  let closing = false;
+  const makeSpare = (limits: RunCgroupLimits): Promise<RunCgroup | undefined> => {
+    const spare = makeRun(limits);
+    spare.catch(() => {});
+    return spare;
+  };
+
   return {
     get cgroup() {
       return dir !== undefined;
@@ -110,25 +141,14 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
       return watching;
     },
     sweptProcesses,
-    async openRun({ processes, memoryBytes }) {
+    async openRun(limits) {
       if (dir === undefined) return undefined;
-      const run = String(++runs);
-      const runDir = join(dir, run);
-      await mkdir(runDir);
-      if (processes > 0) await writeFile(join(runDir, 'pids.max'), String(processes));
-      if (memoryDir === undefined || memoryBytes <= 0) return createRunCgroup(runDir, undefined);
-      const memoryRunDir = join(memoryDir, run);
-      try {
-        await mkdir(memoryRunDir);
-        await writeFile(join(memoryRunDir, 'memory.limit_in_bytes'), String(memoryBytes));
-      } catch (error) {
-        await drainCgroup(runDir);
-        await drainCgroup(memoryRunDir);
-        throw error;
-      }
-      // With swap accounting, swap counts too, so the limit cannot be dodged by swapping out.
-      await writeFile(join(memoryRunDir, 'memory.memsw.limit_in_bytes'), String(memoryBytes)).catch(() => {});
-      return createRunCgroup(runDir, memoryRunDir);
+      const key = `${limits.processes}:${limits.memoryBytes}`;
+      const spare = spares.get(key);
+      // None after close: the watchdog's sweep may be done already, and a new folder would outlive it.
+      if (!closing) spares.set(key, makeSpare(limits));
+      // A spare that failed (say, a cgroup removed under the gateway) is made again, now, with its error.
+      return (await spare?.catch(() => undefined)) ?? makeRun(limits);
     },
     get registration() {
       return watching && pipe?.writable === true ? pipe : undefined;
@@ -137,6 +157,9 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
       tell(`-${pgid}\n`);
     },
     async close() {
+      closing = true;
+      // A spare still being made would otherwise appear after the sweep below.
+      await Promise.allSettled(spares.values());
       // EOF tells the watchdog to sweep this guard's cgroups and exit; it needs no waiting for.
       pipe?.end();
       if (!watching && dir !== undefined) await drainCgroup(dir);

@@ -15,8 +15,6 @@ export interface SandboxSpec {
   readonly network: boolean;
   /** Size of the private /tmp and /dev/shm; 0 leaves the tmpfs default. */
   readonly tmpBytes: number;
-  /** Report the sandbox's pid on fd 3 and wait for a byte on fd 4 before the script starts. */
-  readonly handshake?: boolean;
 }
 
 /** The bwrap options (up to and including `--`) of one run; the command follows them. */
@@ -39,7 +37,6 @@ export function sandboxArguments(spec: SandboxSpec): string[] {
     '--cap-drop',
     'ALL',
     '--die-with-parent',
-    ...(spec.handshake ? ['--info-fd', '3', '--block-fd', '4'] : []),
     '--hostname',
     'skillgate',
     ...spec.layout.mounts,
