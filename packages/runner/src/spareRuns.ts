@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import type { ProcessGuard } from './guard/processGuard.js';
 import type { RunCgroup, RunCgroupLimits } from './guard/runCgroup.js';
@@ -102,7 +103,7 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
       spare = undefined;
       refill();
       if (taken === undefined) return undefined;
-      if (taken.child.exitCode !== null || taken.child.signalCode !== null) {
+      if (!waiting(taken.child)) {
         void discard(taken);
         return undefined;
       }
@@ -130,6 +131,18 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
       (await options.guard).untrack(pid);
     }
     await unused.cgroup.remove().catch(() => {});
+  }
+}
+
+// Whether the spare still waits: node learns of a death only on its next turn, /proc at once (a zombie is dead).
+function waiting(child: ChildProcess): boolean {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return false;
+  try {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    // No /proc: node's own view is all there is.
+    return !existsSync('/proc/self');
   }
 }
 
