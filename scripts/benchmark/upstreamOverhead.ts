@@ -58,7 +58,8 @@ export async function startHttpUpstream(
   return { url, stop: () => child.kill('SIGKILL') };
 }
 
-type Call = () => Promise<unknown>;
+/** One call of a measured way. */
+export type Call = () => Promise<unknown>;
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -66,10 +67,21 @@ function cpuMs(pid: number): number {
   return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
 }
 
+/** How compare measures: samples, seconds and rounds, calls in flight, whose CPU is counted. */
+export interface CompareOptions {
+  readonly samples: number;
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly concurrency: number;
+  /** The process whose CPU each call is charged with (the gateway), unless `pids` names another for a way. */
+  readonly gatewayPid: number;
+  readonly pids?: Readonly<Record<string, number>>;
+}
+
 /** Latency (one call at a time) and throughput (`concurrency` in flight) of each way, in alternation. */
-async function compare(
+export async function compare(
   ways: Readonly<Record<string, Call>>,
-  options: { samples: number; seconds: number; rounds: number; concurrency: number; gatewayPid: number },
+  options: CompareOptions,
 ): Promise<Record<string, CallFigures>> {
   const latencies: Record<string, number[]> = {};
   // Per way: calls in the throughput windows and their seconds; all measured calls and the gateway's CPU.
@@ -84,7 +96,8 @@ async function compare(
     for (const [name, call] of Object.entries(ways)) {
       const list = latencies[name] ?? [];
       const t = tally[name] ?? { windowCalls: 0, seconds: 0, calls: 0, cpuMs: 0 };
-      const cpuBefore = cpuMs(options.gatewayPid);
+      const pid = options.pids?.[name] ?? options.gatewayPid;
+      const cpuBefore = cpuMs(pid);
       for (let i = 0; i < perRound; i++) {
         const began = performance.now();
         await call();
@@ -104,7 +117,7 @@ async function compare(
       t.seconds += (performance.now() - started) / 1000;
       t.windowCalls += count;
       t.calls += count + perRound;
-      t.cpuMs += cpuMs(options.gatewayPid) - cpuBefore;
+      t.cpuMs += cpuMs(pid) - cpuBefore;
     }
   }
   return Object.fromEntries(

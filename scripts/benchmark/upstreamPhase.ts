@@ -2,9 +2,64 @@
 // upstream MCP server through skillgate against calling it directly (upstreamOverhead.ts).
 import type { PhaseOptions } from './support.js';
 import { type UpstreamOverheadResult, upstreamOverhead } from './upstreamOverhead.js';
+import { type PeerFigures, type UpstreamPeersResult, upstreamPeers } from './upstreamPeers.js';
 
-/** Upstream servers behind skills: a trivial tool through skillgate against calling it directly. */
-export async function upstreamOverheadBench(options: PhaseOptions): Promise<UpstreamOverheadResult> {
+/** Upstream servers behind skills: the overhead against direct calls, and the stdio peers. */
+export async function upstreamOverheadBench(
+  options: PhaseOptions,
+): Promise<{ overhead: UpstreamOverheadResult; peers: UpstreamPeersResult }> {
+  const overhead = await overheadRows(options);
+  const peers = await peerRows(options);
+  return { overhead, peers };
+}
+
+// skillgate in front of a stdio server against supergateway and mcp-proxy in front of the same one.
+async function peerRows(options: PhaseOptions): Promise<UpstreamPeersResult> {
+  const { row, fmt, quick } = options;
+  const result = await upstreamPeers({ samples: quick ? 150 : 600, seconds: quick ? 3 : 9, rounds: 3 });
+  const show = (
+    f: PeerFigures | undefined,
+    what: (f: Exclude<PeerFigures, { unsupported: string }>) => string,
+  ) => (f === undefined ? 'n/a' : 'unsupported' in f ? 'not served' : what(f));
+  for (const [era, ways] of Object.entries(result.eras)) {
+    const { skillgate, supergateway, 'mcp-proxy': mcpProxy } = ways;
+    if ('unsupported' in skillgate) continue;
+    const peers = [supergateway, mcpProxy].filter(
+      (f): f is Exclude<PeerFigures, { unsupported: string }> => !('unsupported' in f),
+    );
+    const fastest = Math.max(...peers.map((f) => f.callsPerSecond));
+    const ratio = skillgate.callsPerSecond / fastest;
+    row(
+      'upstreams',
+      `stdio server on HTTP, calls/s (${result.concurrency} in flight), ${era}`,
+      fmt(skillgate.callsPerSecond),
+      `supergateway ${show(supergateway, (f) => fmt(f.callsPerSecond))} / mcp-proxy ${show(mcpProxy, (f) => fmt(f.callsPerSecond))}`,
+      peers.length === 0 ? '' : `${fmt(ratio, 2)}x`,
+      '>= 1.2x the faster peer',
+      peers.length === 0 ? undefined : ratio >= 1.2,
+    );
+    row(
+      'upstreams',
+      `stdio server on HTTP, p50 ms / proxy CPU ms per call, ${era}`,
+      `${fmt(skillgate.p50Ms, 2)} / ${fmt(skillgate.gatewayCpuMsPerCall, 3)}`,
+      `supergateway ${show(supergateway, (f) => `${fmt(f.p50Ms, 2)} / ${fmt(f.gatewayCpuMsPerCall, 3)}`)}; mcp-proxy ${show(mcpProxy, (f) => `${fmt(f.p50Ms, 2)} / ${fmt(f.gatewayCpuMsPerCall, 3)}`)}`,
+      '',
+      'reported',
+    );
+  }
+  const unsupported = Object.entries(result.eras).flatMap(([era, ways]) =>
+    Object.entries(ways).flatMap(([name, f]) =>
+      'unsupported' in f ? [`${name} in ${era}: ${f.unsupported}`] : [],
+    ),
+  );
+  options.note(
+    `Stdio peers: the test upstream (stdio) behind skillgate (eager: skill_local_call_echo in 2025, the catalog's call_skill_tool in 2026-07-28), supergateway ${result.versions.supergateway} (--stdio --outputTransport streamableHttp --stateful) and mcp-proxy ${result.versions['mcp-proxy']} (--server stream), each called with the same v2 SDK client, a 2025 session (initialize) and a 2026-07-28 one (server/discover), in alternation (3 rounds); CPU is each proxy process's own (its stdio server not counted).${unsupported.length === 0 ? '' : ` Not served: ${unsupported.join('; ')}.`}`,
+  );
+  return result;
+}
+
+// A trivial tool through skillgate against calling it directly.
+async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResult> {
   const { row, fmt, quick } = options;
   const result = await upstreamOverhead({
     samples: quick ? 150 : 600,

@@ -10,7 +10,7 @@ import { createBearerAuth } from './auth/bearerAuth.js';
 import { createFailedAttempts } from './auth/failedAttempts.js';
 import { createOriginPolicy } from './auth/originPolicy.js';
 import { checkStartup } from './compose/checkStartup.js';
-import { createOAuthResource, oauthSecretEnvNames } from './compose/createOAuthResource.js';
+import { createOAuthResource } from './compose/createOAuthResource.js';
 import { followCatalogChanges } from './compose/followCatalogChanges.js';
 import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings.js';
 import { operatorPageOptions } from './compose/operatorPageOptions.js';
@@ -18,7 +18,7 @@ import { sourceTokens } from './compose/sourcesOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
 import { startSources } from './compose/startSources.js';
-import { startTracing, tracingSecretEnvNames } from './compose/startTracing.js';
+import { startTracing } from './compose/startTracing.js';
 import { type CatalogSource, createCatalogSource } from './core/catalogSource.js';
 import { createDisclosurePicker } from './disclosure/clientProfiles.js';
 import { createDisclosurePolicy } from './disclosure/disclosurePolicy.js';
@@ -92,28 +92,24 @@ function logFormat(format: LogFormat, options: GatewayOptions): 'json' | 'pretty
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
   const settings = gatewaySettings(config);
-  const secretEnvNames = [
-    ...config.auth.tokens.flatMap((t) => (t.token_env === undefined ? [] : [t.token_env])),
-    ...oauthSecretEnvNames(config),
-    ...tracingSecretEnvNames(config),
-  ];
+  const { secretEnvNames } = settings;
   const log =
     options.logger ??
     createGatewayLogger({
-      level: config.logging.level,
-      format: logFormat(config.logging.format, options),
+      level: settings.logging.level,
+      format: logFormat(settings.logging.format, options),
       destination: options.logDestination,
-      secrets: [...secretEnvNames.flatMap((name) => env[name] ?? []), ...sourceTokens(config, env)],
+      secrets: [...secretEnvNames.flatMap((name) => env[name] ?? []), ...sourceTokens(settings.sources, env)],
     });
   // Before anything that holds the process open: a failed start-up exits at once.
-  await checkStartup(config, env, log);
+  await checkStartup(settings.startup, env, log);
   // Off (no endpoint): undefined, and no request does any tracing work (docs/observability.md).
-  const tracing = startTracing(config, env);
+  const tracing = startTracing(settings.tracing, env);
   let sessions: LiveSessions | undefined;
   // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
   const state = await startSharedState({
     ...(tracing === undefined ? {} : { tracing }),
-    config,
+    settings: settings.state,
     env,
     log,
     onSessionEnded: (id, why) => void sessions?.close(id, why),
@@ -121,16 +117,18 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Git and archive sources are fetched and verified before the first catalog: one that cannot be served
   // fails the start, naming it (docs/sources.md). Without a lock file, replicas serve the commit the first
   // of them resolved (the state backend's pins).
-  const sources = await startSources({ config, env, log, shared: state.pins }).catch(
+  const sources = await startSources({ settings: settings.sources, env, log, shared: state.pins }).catch(
     async (error: unknown) => {
       await state.close();
       throw error;
     },
   );
+  // The config package's own check of every token variable (it names the unset ones): the config is passed
+  // whole, no field of it is read here.
   const tokens = resolveAuthTokens(config, env);
   const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
-    sandbox: config.scripts.sandbox,
+    sandbox: settings.sandbox,
     secretEnvNames,
     env,
     log,
@@ -159,12 +157,12 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // With Redis, a request reads its unlocks with its session (one round trip); memory needs no snapshot.
   const store =
     state.backend === 'redis'
-      ? withUnlockSnapshots(state.sessions, config.sessions.max_sessions)
+      ? withUnlockSnapshots(state.sessions, settings.state.sessions.maxSessions)
       : state.sessions;
   const jobs = createJobRegistry({
     runner,
     store: state.jobs,
-    defaultTailLines: config.scripts.default_tail,
+    defaultTailLines: settings.scripts.defaultTailLines,
     onError: (error) => log.warn({ err: error }, 'async job record not written'),
     onEnd: (end) => countJobEnd(metrics, end),
   });
@@ -178,13 +176,13 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   });
   const policy = createAccessPolicy({
     tokens,
-    allowAnonymous: config.auth.allow_anonymous,
-    anonymousSkills: config.auth.anonymous_skills,
+    allowAnonymous: settings.auth.allowAnonymous,
+    anonymousSkills: settings.auth.anonymousSkills,
     onAuthorizationIgnored: () =>
       log.warn('a request sent an Authorization header, but no auth tokens are configured: it is ignored'),
   });
   const oauth = createOAuthResource({
-    config,
+    oauth: settings.auth.oauth,
     env,
     keyRefetchIntervalMs: options.oauthKeyRefetchIntervalMs,
     onFetchFailed: (error) => log.warn({ err: error }, 'OAuth issuer metadata or keys could not be fetched'),
@@ -194,15 +192,14 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const bearerAuth = createBearerAuth({
     policy,
     oauth,
-    allowAnonymous: config.auth.allow_anonymous,
-    anonymousSkills: config.auth.anonymous_skills,
-    failedAttempts: createFailedAttempts({ perMinute: config.auth.oauth?.failed_attempts_per_minute ?? 0 }),
+    allowAnonymous: settings.auth.allowAnonymous,
+    anonymousSkills: settings.auth.anonymousSkills,
+    failedAttempts: createFailedAttempts({ perMinute: settings.auth.failedAttemptsPerMinute }),
   });
   const disclosure = createDisclosurePolicy({
     access: policy,
     store,
-    maxInstructionsChars: config.skills.max_instructions_chars,
-    maxListed: config.tools.max_listed,
+    ...settings.disclosure,
     // Once per (catalog, mode, allow-list): a reload logs it again if it still applies.
     onSwitchToSearch: (event) =>
       log.info(
@@ -221,10 +218,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   // Where principals search (a catalog past tools.max_listed, or search configured), the every-skill index is
   // built after each catalog build, in slices off the request path, so the first search does not wait for it.
   const warmSearch = (catalog: Catalog): void => {
-    const searching =
-      catalog.skills.size > config.tools.max_listed ||
-      config.skills.disclosure === 'search' ||
-      config.skills.modern_disclosure === 'search';
+    const searching = catalog.skills.size > settings.searchAhead.maxListed || settings.searchAhead.configured;
     if (!searching) return;
     search.warm(catalog).catch((error: unknown) => log.warn({ err: error }, 'search index build failed'));
   };
@@ -237,7 +231,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const usage = createUsageCounter({
     store: state.usage,
     metrics,
-    keepQueries: config.observability.keep_queries,
+    keepQueries: settings.keepQueries,
     secrets: secretEnvNames.flatMap((name) => env[name] ?? []),
     maxQueryChars: settings.maxClientStringChars,
     onError: (error) => log.warn({ err: error }, 'skill usage could not be written to the state backend'),
@@ -287,18 +281,13 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const stopFollowing = followCatalogChanges({
     catalogs,
     upstreams,
-    watch: config.skills.watch
-      ? { roots: config.skills.roots, debounceMs: config.skills.watch_debounce_ms }
-      : undefined,
+    watch: settings.watch,
     notify: { sessions: live, modern, store, disclosure, log, prompts: settings.prompts },
     metrics,
     log,
   });
 
-  const originPolicy = createOriginPolicy({
-    boundHost: config.server.host,
-    allowedOrigins: config.server.allowed_origins,
-  });
+  const originPolicy = createOriginPolicy(settings.guard);
   let draining = false;
   const app = buildApp({
     settings: settings.http,
@@ -313,7 +302,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       originPolicy,
       bearerAuth,
       rateLimiter: state.rateLimiter,
-      bodyBytesPerRequest: config.rate_limit.bytes_per_request,
+      bodyBytesPerRequest: settings.guard.bodyBytesPerRequest,
     },
     bearerAuth,
     isReady: () => !draining && state.isHealthy(),
@@ -321,7 +310,9 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     ...(tracing === undefined ? {} : { tracing }),
     upstreams: () => upstreamReadiness(upstreams),
     sources: () => sources.readiness(),
-    operator: operatorPageOptions(config, {
+    operator: operatorPageOptions({
+      settings: settings.operator,
+      config,
       sources: {
         catalogs,
         disclosure,
@@ -370,7 +361,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     async listenMetrics() {
       if (metricsApp === undefined || metricsPort === undefined) return undefined;
       return metricsApp.listen({
-        host: config.server.host,
+        host: settings.server.host,
         port: metricsPort,
         listenTextResolver: (address) => `metrics on ${address}/metrics`,
       });
@@ -381,7 +372,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       stopFollowing();
       sources.stop();
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
-      await inFlight.drained(Date.now() + config.server.shutdown_grace_seconds * 1000);
+      await inFlight.drained(Date.now() + settings.server.shutdownGraceMs);
       await jobs.close();
       await runner.close();
       // Calls still waiting on an upstream end with UPSTREAM_UNAVAILABLE; every stdio server is stopped.

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parseConfig } from '@skillgate/config';
 import { createTempSkills, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogSettings } from '../src/compose/gatewaySettings.js';
+import { catalogSettings } from '../src/compose/catalogSettings.js';
 import { createCatalogSource } from '../src/core/catalogSource.js';
 import {
   connectClient,

@@ -13,10 +13,12 @@ export type {
 } from './catalog/catalogTypes.js';
 export { DISCLOSURES } from './catalog/catalogTypes.js';
 export { createCatalog, createCatalogInSlices } from './catalog/createCatalog.js';
+export type { InputOf } from './catalog/inputOfKind.js';
+export { INPUT_OF_KIND } from './catalog/inputOfKind.js';
 export { renderSummary } from './catalog/renderSummary.js';
 export { HOST_NAMES_NOTE } from './catalog/skillTexts.js';
-export type { InputOf, RunInput } from './catalog/toolInputs.js';
-export { INPUT_OF_KIND, MAX_SEARCH_LIMIT } from './catalog/toolInputs.js';
+export type { RunInput } from './catalog/toolInputs.js';
+export { MAX_SEARCH_LIMIT } from './catalog/toolInputs.js';
 export { skillUri } from './extension/skillUri.js';
 export { confirmFilePlace } from './files/confirmFilePlace.js';
 export type { BoundedRead } from './files/readBounded.js';

@@ -25,3 +25,14 @@ export function claimCallSignal(): AbortSignal | undefined {
   current.claimed = true;
   return current.signal;
 }
+
+let callIds = 0;
+
+/**
+ * The id of a tools/call sent on a direct path: a string of our own, so it never meets the MCP client's
+ * numeric ids on the same session or pipe.
+ */
+export function nextCallId(): string {
+  callIds += 1;
+  return `skillgate-call-${callIds}`;
+}

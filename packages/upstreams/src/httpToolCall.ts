@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
+import { nextCallId } from './callScope.js';
 import { describeError } from './describeError.js';
 import { createEventStreamReader } from './eventStreamReader.js';
 import { type NodeFetch, readBody } from './nodeFetch.js';
+import type { DirectToolAnswer, DirectToolCall, DirectToolCaller } from './types.js';
 import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createHttpToolCaller: one connected HTTP upstream, as its handshake left it. */
@@ -24,31 +26,6 @@ export interface HttpToolCallerOptions {
   readonly onMessage: (message: unknown) => void;
 }
 
-/** One tools/call. */
-export interface HttpToolCall {
-  readonly tool: string;
-  readonly args: Record<string, unknown>;
-  readonly meta: Readonly<Record<string, unknown>> | undefined;
-  /** Ends the call (timeout or the caller's cancel): the request is destroyed and the upstream told. */
-  readonly signal: AbortSignal;
-}
-
-/** What came of one call; the caller maps each to an UpstreamCallResult. */
-export type HttpToolAnswer =
-  | { readonly kind: 'result'; readonly result: unknown }
-  | { readonly kind: 'error'; readonly message: string }
-  | { readonly kind: 'tooLarge'; readonly message: string }
-  | { readonly kind: 'aborted' }
-  /** The connection or the session is gone: the upstream goes down and reconnects. */
-  | { readonly kind: 'lost'; readonly message: string }
-  | { readonly kind: 'failed'; readonly message: string };
-
-/** Sends one tools/call and reads its answer. */
-export type HttpToolCaller = (call: HttpToolCall) => Promise<HttpToolAnswer>;
-
-// Our requests' ids are strings of their own, so they never meet the SDK client's numeric ids in a session.
-let nextId = 0;
-
 /**
  * The tools/call path of a connected HTTP upstream, beside its SDK client (which keeps the handshake,
  * tools/list and notifications): one POST with the session's headers on the connection's kept-alive
@@ -59,7 +36,7 @@ let nextId = 0;
  * the upstream as the SDK does: notifications/cancelled on a 2025-era connection, the request's own end on
  * a 2026-07-28 one.
  */
-export function createHttpToolCaller(options: HttpToolCallerOptions): HttpToolCaller {
+export function createHttpToolCaller(options: HttpToolCallerOptions): DirectToolCaller {
   const modern = options.envelope !== undefined;
   const base: Record<string, string> = {
     ...options.headers,
@@ -83,7 +60,7 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): HttpToolCa
       .catch(() => undefined);
   };
   return async (call) => {
-    const id = `skillgate-${++nextId}`;
+    const id = nextCallId();
     const meta = options.envelope === undefined ? call.meta : { ...options.envelope, ...(call.meta ?? {}) };
     const body = JSON.stringify({
       jsonrpc: '2.0',
@@ -117,7 +94,7 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): HttpToolCa
     }
   };
 
-  function ended(id: string): HttpToolAnswer {
+  function ended(id: string): DirectToolAnswer {
     if (!modern) cancel(id);
     return { kind: 'aborted' };
   }
@@ -125,12 +102,12 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): HttpToolCa
 
 interface Answering {
   readonly id: string;
-  readonly call: HttpToolCall;
+  readonly call: DirectToolCall;
   readonly options: HttpToolCallerOptions;
 }
 
 // The answer to our request in the response: a JSON body, or the event of the stream that carries it.
-async function answerOf(response: IncomingMessage, answering: Answering): Promise<HttpToolAnswer> {
+async function answerOf(response: IncomingMessage, answering: Answering): Promise<DirectToolAnswer> {
   const { options, id } = answering;
   const status = response.statusCode ?? 502;
   const type = response.headers['content-type'] ?? '';
@@ -160,10 +137,10 @@ async function answerOf(response: IncomingMessage, answering: Answering): Promis
   return { kind: 'failed', message: 'the upstream answered the call without its result' };
 }
 
-function streamAnswer(response: IncomingMessage, answering: Answering): Promise<HttpToolAnswer> {
+function streamAnswer(response: IncomingMessage, answering: Answering): Promise<DirectToolAnswer> {
   const { options, id } = answering;
-  return new Promise<HttpToolAnswer>((resolve, reject) => {
-    let answer: HttpToolAnswer | undefined;
+  return new Promise<DirectToolAnswer>((resolve, reject) => {
+    let answer: DirectToolAnswer | undefined;
     const reader = createEventStreamReader({
       maxEventBytes: options.maxAnswerBytes,
       maxStreamBytes: options.maxStreamBytes,
@@ -179,7 +156,7 @@ function streamAnswer(response: IncomingMessage, answering: Answering): Promise<
         if (answer === undefined) options.onMessage(message);
       },
     });
-    const finish = (outcome: HttpToolAnswer): void => {
+    const finish = (outcome: DirectToolAnswer): void => {
       response.off('data', onData);
       resolve(outcome);
     };
@@ -201,7 +178,7 @@ function streamAnswer(response: IncomingMessage, answering: Answering): Promise<
 }
 
 // The result or error our request got, if this message is its answer.
-function answerIn(message: unknown, id: string): HttpToolAnswer | undefined {
+function answerIn(message: unknown, id: string): DirectToolAnswer | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const { id: answered, result } = message as { id?: unknown; result?: unknown };
   if (answered !== id) return undefined;
@@ -210,7 +187,7 @@ function answerIn(message: unknown, id: string): HttpToolAnswer | undefined {
   return errorOf(message, id) ?? { kind: 'failed', message: 'the upstream answered the call with no result' };
 }
 
-function errorOf(message: unknown, id: string): HttpToolAnswer | undefined {
+function errorOf(message: unknown, id: string): DirectToolAnswer | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const { id: answered, error } = message as { id?: unknown; error?: unknown };
   if (answered !== id || typeof error !== 'object' || error === null) return undefined;

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/client';
+import { serializeMessage } from '@modelcontextprotocol/client';
 import { launchCommand, type ProcessGuard, type RunCgroup } from '@skillgate/runner';
+import { createLineReader } from './lineReader.js';
 
 /** Options of createStdioServerTransport. */
 export interface StdioServerTransportOptions {
@@ -40,7 +41,20 @@ export function createStdioServerTransport(
   let cgroup: RunCgroup | undefined;
   let closed = false;
   let exited: Promise<void> = Promise.resolve();
-  const buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes });
+  const buffer = createLineReader({
+    maxLineBytes: options.maxMessageBytes,
+    onLine: (line) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(line.toString('utf8'));
+      } catch {
+        // Not JSON (a stray log line on stdout): skipped, as the SDK's reader does.
+        return;
+      }
+      if (!isJsonRpc(message)) throw new Error('the server sent a message that is not JSON-RPC 2.0');
+      transport.onmessage?.(message);
+    },
+  });
 
   const transport: Transport & StdioServerProcess = {
     get pid() {
@@ -82,10 +96,7 @@ export function createStdioServerTransport(
       spawned.stderr?.on('data', (chunk: Buffer) => options.onStderr(chunk));
       spawned.stdout?.on('data', (chunk: Buffer) => {
         try {
-          buffer.append(chunk);
-          for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) {
-            transport.onmessage?.(message);
-          }
+          buffer.push(chunk);
         } catch (error) {
           // A line past the cap or not JSON-RPC: the server is broken, so is this connection.
           transport.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -146,4 +157,15 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   } catch {
     // ESRCH: already gone.
   }
+}
+
+// The shape of a JSON-RPC 2.0 message, checked once here; what each message carries is checked by whoever
+// reads it (the client's schemas for its requests, the direct call path for its answers).
+function isJsonRpc(message: unknown): message is JSONRPCMessage {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const m = message as { jsonrpc?: unknown; method?: unknown; id?: unknown };
+  if (m.jsonrpc !== '2.0') return false;
+  if (typeof m.method === 'string') return true;
+  if ('error' in m) return typeof m.id === 'string' || typeof m.id === 'number' || m.id === null;
+  return (typeof m.id === 'string' || typeof m.id === 'number') && 'result' in m;
 }

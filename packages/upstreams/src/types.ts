@@ -126,3 +126,25 @@ export interface UpstreamPool {
   /** Closes every connection, stops every stdio server (its whole process group) and stops retrying. */
   close(): Promise<void>;
 }
+
+/** One tools/call on a direct path (without the MCP client). */
+export interface DirectToolCall {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /** Ends the call (timeout or the caller's cancel): the request is destroyed and the upstream told. */
+  readonly signal: AbortSignal;
+}
+
+/** What came of one call; the caller maps each to an UpstreamCallResult. */
+export type DirectToolAnswer =
+  | { readonly kind: 'result'; readonly result: unknown }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'tooLarge'; readonly message: string }
+  | { readonly kind: 'aborted' }
+  /** The connection or the session is gone: the upstream goes down and reconnects. */
+  | { readonly kind: 'lost'; readonly message: string }
+  | { readonly kind: 'failed'; readonly message: string };
+
+/** Sends one tools/call and reads its answer (httpToolCall.ts, stdioToolCall.ts). */
+export type DirectToolCaller = (call: DirectToolCall) => Promise<DirectToolAnswer>;

@@ -3,10 +3,15 @@ import { RunnerError, type SlotPool } from '@skillgate/runner';
 import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
 import { withCallSignal } from './callScope.js';
 import { describeError } from './describeError.js';
-import type { HttpToolAnswer, HttpToolCaller } from './httpToolCall.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import type { ProgressRelay } from './progressRelay.js';
-import type { UpstreamCallOptions, UpstreamCallResult, UpstreamDefinition } from './types.js';
+import type {
+  DirectToolAnswer,
+  DirectToolCaller,
+  UpstreamCallOptions,
+  UpstreamCallResult,
+  UpstreamDefinition,
+} from './types.js';
 import type { UpstreamStatus } from './upstreamStatus.js';
 import { UpstreamsError } from './upstreamsError.js';
 
@@ -16,8 +21,8 @@ export interface UpstreamCallContext {
   readonly status: UpstreamStatus;
   /** The connected client, if any, when the call came in. */
   readonly client: Client | undefined;
-  /** An HTTP upstream's tools/call path beside its client (httpToolCall.ts), for the same connection. */
-  readonly direct: HttpToolCaller | undefined;
+  /** The tools/call path beside the client (httpToolCall.ts, stdioToolCall.ts), for the same connection. */
+  readonly direct: DirectToolCaller | undefined;
   /** The upstream's call slots: max_concurrent, a per-principal share of them, a bounded queue. */
   readonly slots: SlotPool;
   readonly progress: ProgressRelay;
@@ -123,7 +128,7 @@ function shaped(definition: UpstreamDefinition, tool: string, result: unknown): 
 
 interface DirectCall {
   readonly request: UpstreamCallRequest;
-  readonly direct: HttpToolCaller;
+  readonly direct: DirectToolCaller;
   readonly progressToken: string | undefined;
   readonly deadline: number;
 }
@@ -149,7 +154,7 @@ async function directCall(context: UpstreamCallContext, call: DirectCall): Promi
     progressToken === undefined && request.meta === undefined
       ? undefined
       : { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) };
-  let answer: HttpToolAnswer;
+  let answer: DirectToolAnswer;
   try {
     answer = await call.direct({ tool, args: request.args, meta, signal: ended.signal });
   } finally {

@@ -10,12 +10,13 @@ import type { UpstreamSnapshot } from '@skillgate/skills';
 import { configuredHeaders } from './configuredHeaders.js';
 import { describeError } from './describeError.js';
 import { createExposedTools } from './exposedTools.js';
-import { createHttpToolCaller, type HttpToolCaller } from './httpToolCall.js';
+import { createHttpToolCaller } from './httpToolCall.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import { createNodeFetch, type NodeFetch } from './nodeFetch.js';
 import { createProgressRelay } from './progressRelay.js';
 import { createRetrySchedule } from './retrySchedule.js';
-import type { UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from './types.js';
+import { createStdioToolCaller } from './stdioToolCall.js';
+import type { DirectToolCaller, UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from './types.js';
 import { callUpstreamTool } from './upstreamCall.js';
 import { createUpstreamClient, serverInfoOf, UPSTREAM_CLIENT_CAPABILITIES } from './upstreamClient.js';
 import { createUpstreamStatus } from './upstreamStatus.js';
@@ -94,7 +95,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const retry = createRetrySchedule({ ...options.backoff, run: () => void connect() });
   let client: Client | undefined;
   // HTTP upstreams: the tools/call path of the connected client's session, and the tools it must not take.
-  let direct: HttpToolCaller | undefined;
+  let direct: DirectToolCaller | undefined;
   let sdkOnly: ReadonlySet<string> = new Set();
   // The client of a connect still under way, so close() can end it (and its stdio server) too.
   let pending: Client | undefined;
@@ -229,10 +230,13 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   };
 
   // The direct tools/call path of a connected HTTP client: its session, era and the configured headers.
-  const directCaller = (connected: Client): HttpToolCaller | undefined => {
+  const directCaller = (connected: Client): DirectToolCaller | undefined => {
     const transport = connected.transport;
     const version = connected.getNegotiatedProtocolVersion();
-    if (http === undefined || definition.url === undefined || version === undefined) return undefined;
+    // A stdio server: taken after the progress relay, so progress still reaches its callers first.
+    if (definition.url === undefined)
+      return transport === undefined ? undefined : createStdioToolCaller(transport);
+    if (http === undefined || version === undefined) return undefined;
     if (!(transport instanceof StreamableHTTPClientTransport)) return undefined;
     return createHttpToolCaller({
       url: new URL(definition.url),

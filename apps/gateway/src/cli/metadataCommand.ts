@@ -1,4 +1,5 @@
 import { renderSummary, type SummaryFormat } from '@skillgate/skills';
+import { gatewaySettings } from '../compose/gatewaySettings.js';
 import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
@@ -9,7 +10,9 @@ export async function metadataCommand(flags: Flags, roots: readonly string[]): P
   const format = (flags.format ?? 'markdown') as SummaryFormat;
   if (!['markdown', 'json', 'xml'].includes(format))
     throw new UsageError(`--format must be markdown, json or xml`);
-  const catalog = await buildCatalog(await sourcesCatalogSettings(await configFrom(flags, roots)));
+  const catalog = await buildCatalog(
+    await sourcesCatalogSettings(gatewaySettings(await configFrom(flags, roots))),
+  );
   process.stdout.write(`${renderSummary(catalog.skills.values(), format)}\n`);
   return 0;
 }

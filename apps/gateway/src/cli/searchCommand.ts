@@ -1,4 +1,5 @@
 import { buildSkillIndex, MAX_SEARCH_LIMIT } from '@skillgate/skills';
+import { gatewaySettings } from '../compose/gatewaySettings.js';
 import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
@@ -19,10 +20,13 @@ export async function searchCommand(flags: Flags, positionals: readonly string[]
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     throw new UsageError(`--limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}, got "${flags.limit}"`);
   }
-  const config = await configFrom(flags, positionals.slice(0, -1));
-  const principal = principalOf(config, flags.token);
-  const catalog = await buildCatalog(await sourcesCatalogSettings(config), await upstreamSnapshots(config));
-  const allowed = previewPolicy(config).usableSkillSet(catalog, principal);
+  const settings = gatewaySettings(await configFrom(flags, positionals.slice(0, -1)));
+  const principal = principalOf(settings.auth, flags.token);
+  const catalog = await buildCatalog(
+    await sourcesCatalogSettings(settings),
+    await upstreamSnapshots(settings),
+  );
+  const allowed = previewPolicy(settings.disclosure).usableSkillSet(catalog, principal);
   // The same index the gateway builds for this allow-list: only these skills are searched and scored.
   const index = buildSkillIndex(
     [...catalog.skills.values()].filter((e) => allowed === undefined || allowed.has(e.skill.name)),

@@ -10,12 +10,13 @@ export async function serveCommand(flags: Flags, roots: readonly string[]): Prom
   const config = await configFrom(flags, roots);
   assertSafeBinding(config, resolveAuthTokens(config, process.env));
   const gateway = await createGateway(config);
-  const path = config.server.path;
+  const { server, http, disclosurePicker } = gateway.settings;
+  const path = http.path;
   // Fastify logs one line per address it listens on; naming the MCP endpoint makes it the only such line.
   const address = await gateway.app
     .listen({
-      host: config.server.host,
-      port: config.server.port,
+      host: server.host,
+      port: server.port,
       listenTextResolver: (address) => `skillgate listening on ${address}${path}`,
     })
     .then(async (address) => {
@@ -29,8 +30,8 @@ export async function serveCommand(flags: Flags, roots: readonly string[]): Prom
     });
   const skills = gateway.catalogs.current.skills.size;
   gateway.log.info(
-    { address, path, skills, disclosure: config.skills.disclosure },
-    `serving ${skills} skills (${config.skills.disclosure} disclosure)`,
+    { address, path, skills, disclosure: disclosurePicker.fallback },
+    `serving ${skills} skills (${disclosurePicker.fallback} disclosure)`,
   );
   let stoppingSince: number | undefined;
   const stop = (signal: string) => {

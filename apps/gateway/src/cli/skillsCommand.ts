@@ -1,3 +1,4 @@
+import { gatewaySettings } from '../compose/gatewaySettings.js';
 import { buildCatalog } from '../core/catalogSource.js';
 import { createSkillsViews } from '../skillsExtension/skillsView.js';
 import { configFrom, type Flags } from './configFrom.js';
@@ -10,11 +11,11 @@ import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
  * published skill, or those token NAME's `skills` globs allow.
  */
 export async function skillsCommand(flags: Flags, roots: readonly string[]): Promise<number> {
-  const config = await configFrom(flags, roots);
-  const principal = principalOf(config, flags.token);
-  const catalog = await buildCatalog(await sourcesCatalogSettings(config));
+  const settings = gatewaySettings(await configFrom(flags, roots));
+  const principal = principalOf(settings.auth, flags.token);
+  const catalog = await buildCatalog(await sourcesCatalogSettings(settings));
   // The same view skills/list pages (no sessions here, so nothing is unlocked).
-  const view = createSkillsViews(previewPolicy(config))(catalog, principal);
+  const view = createSkillsViews(previewPolicy(settings.disclosure))(catalog, principal);
   // Why a skill is missing from the list goes to stderr, so stdout stays exactly the entries.
   for (const p of catalog.extension.problems) {
     if (view.mayUse(p.skill ?? '')) process.stderr.write(`${p.severity} ${p.code} ${p.skill}: ${p.reason}\n`);

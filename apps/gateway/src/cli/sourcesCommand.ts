@@ -1,4 +1,3 @@
-import type { SkillgateConfig } from '@skillgate/config';
 import {
   isGitSource,
   materializeSources,
@@ -7,6 +6,7 @@ import {
   type SourceDefinition,
 } from '@skillgate/sources';
 import { sourcesOptions } from '../compose/sourcesOptions.js';
+import { type SourcesSettings, sourcesSettings } from '../compose/sourcesSettings.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { UsageError } from './usage.js';
 
@@ -26,8 +26,8 @@ interface SourceLine {
 const refOf = (source: SourceDefinition): string =>
   isGitSource(source) ? `${source.git}#${source.ref ?? 'HEAD'}` : source.archive;
 
-async function sourceLines(config: SkillgateConfig): Promise<SourceLine[]> {
-  const options = sourcesOptions(config, process.env);
+async function sourceLines(settings: SourcesSettings): Promise<SourceLine[]> {
+  const options = sourcesOptions(settings, process.env);
   const lock = await readLockFile(options.lockFile);
   const lines: SourceLine[] = [];
   for (const source of options.sources) {
@@ -79,8 +79,8 @@ const print = (lines: readonly SourceLine[], json: boolean): void => {
  */
 export async function sourcesCommand(flags: Flags, args: readonly string[]): Promise<number> {
   const [action, ...ids] = args;
-  const config = await configFrom(flags);
-  if (config.skills.sources.length === 0) {
+  const settings = sourcesSettings(await configFrom(flags));
+  if (settings.sources.length === 0) {
     // A generic image build step (`sources sync`) must pass for a config without sources.
     process.stderr.write('skillgate: no skills.sources configured: nothing to do\n');
     return 0;
@@ -88,7 +88,7 @@ export async function sourcesCommand(flags: Flags, args: readonly string[]): Pro
   const json = flags.json === true;
   if (action === undefined || action === 'check') {
     if (action === undefined && ids.length > 0) throw new UsageError(`unexpected argument: ${ids[0]}`);
-    const lines = await sourceLines(config);
+    const lines = await sourceLines(settings);
     print(lines, json);
     if (action === undefined) return 0;
     return lines.some((l) => l.behind === true || l.commit === null)
@@ -97,7 +97,7 @@ export async function sourcesCommand(flags: Flags, args: readonly string[]): Pro
         ? 1
         : 0;
   }
-  const options = sourcesOptions(config, process.env);
+  const options = sourcesOptions(settings, process.env);
   const known = new Set(options.sources.map((s) => s.id));
   const unknown = ids.find((id) => !known.has(id));
   if (unknown !== undefined) throw new UsageError(`no source with id "${unknown}"`);

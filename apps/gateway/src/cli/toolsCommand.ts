@@ -1,4 +1,5 @@
 import { DISCLOSURES, type Disclosure } from '@skillgate/skills';
+import { gatewaySettings } from '../compose/gatewaySettings.js';
 import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { previewPolicy } from './previewPolicy.js';
@@ -12,14 +13,14 @@ import { UsageError } from './usage.js';
  * --unlock'ed skills' tools (upstreams are connected once, so their call tools show).
  */
 export async function toolsCommand(flags: Flags, roots: readonly string[]): Promise<number> {
-  const config = await configFrom(flags, roots);
-  const principal = principalOf(config, flags.token);
-  const disclosure = (flags.disclosure ?? config.skills.disclosure) as Disclosure;
+  const settings = gatewaySettings(await configFrom(flags, roots));
+  const principal = principalOf(settings.auth, flags.token);
+  const disclosure = (flags.disclosure ?? settings.disclosurePicker.fallback) as Disclosure;
   if (!DISCLOSURES.includes(disclosure)) {
     throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
   }
-  const snapshots = await upstreamSnapshots(config);
-  const catalog = await buildCatalog(await sourcesCatalogSettings(config), snapshots);
+  const snapshots = await upstreamSnapshots(settings);
+  const catalog = await buildCatalog(await sourcesCatalogSettings(settings), snapshots);
   // An upstream that could not be reached has no tools to show: say so rather than list nothing silently.
   for (const s of snapshots.filter((u) => u.state !== 'ready')) {
     const why = s.lastError === undefined ? '' : ` (${s.lastError})`;
@@ -29,11 +30,11 @@ export async function toolsCommand(flags: Flags, roots: readonly string[]): Prom
   const unknown = unlock.filter((name) => !catalog.skills.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown skill(s): ${unknown.join(', ')}`);
   // The same list the operator page shows for the principal (apps/gateway/src/operator/).
-  const policy = previewPolicy(config);
+  const policy = previewPolicy(settings.disclosure);
   const mode = policy.modeOf(catalog, principal, disclosure);
   if (mode !== disclosure) {
     process.stderr.write(
-      `note: ${disclosure} would list more than tools.max_listed (${config.tools.max_listed}) tools at first: this principal gets search\n`,
+      `note: ${disclosure} would list more than tools.max_listed (${settings.disclosure.maxListed}) tools at first: this principal gets search\n`,
     );
   }
   const list = policy.previewTools(catalog, principal, disclosure, new Set(unlock));

@@ -1,9 +1,10 @@
+import { gatewaySettings } from '../compose/gatewaySettings.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { upstreamSnapshots } from './upstreamSnapshots.js';
 
 /** Connects to every configured upstream once (as serve would), prints state and tools, disconnects. */
 export async function upstreamsCommand(flags: Flags): Promise<number> {
-  const snapshots = await upstreamSnapshots(await configFrom(flags));
+  const snapshots = await upstreamSnapshots(gatewaySettings(await configFrom(flags)));
   if (flags.json === true) {
     process.stdout.write(`${JSON.stringify(snapshots, null, 2)}\n`);
   } else if (snapshots.length === 0) {

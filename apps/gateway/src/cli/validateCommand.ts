@@ -1,3 +1,4 @@
+import { gatewaySettings } from '../compose/gatewaySettings.js';
 import { buildCatalog } from '../core/catalogSource.js';
 import { configFrom, type Flags } from './configFrom.js';
 import { sourcesCatalogSettings } from './sourcesCatalogSettings.js';
@@ -5,15 +6,21 @@ import { upstreamSnapshots } from './upstreamSnapshots.js';
 
 /** `skillgate validate`: every skill problem, one per line; exit 1 on errors. */
 export async function validateCommand(flags: Flags, roots: readonly string[]): Promise<number> {
-  let config = await configFrom(flags, roots);
-  // --strict overrides the config's validation for this run only.
-  if (flags.strict === true) config = { ...config, skills: { ...config.skills, validation: 'strict' } };
+  let settings = gatewaySettings(await configFrom(flags, roots));
+  // --strict overrides the config's validation for this run only: of the roots' skills and the sources'.
+  if (flags.strict === true) {
+    const strict = <T extends { readonly load: object }>(part: T): T => ({
+      ...part,
+      load: { ...part.load, validation: 'strict' },
+    });
+    settings = { ...settings, catalog: strict(settings.catalog), sources: strict(settings.sources) };
+  }
   // Configured upstreams are connected once, as `upstreams` does: their listings are checked too (tools
   // left out by the listing bounds, bindings that match nothing).
-  const settings = await sourcesCatalogSettings(config);
+  const catalogSettings = await sourcesCatalogSettings(settings);
   const catalog = await buildCatalog(
-    settings,
-    config.upstreams.length === 0 ? settings.configuredUpstreams : await upstreamSnapshots(config),
+    catalogSettings,
+    settings.upstreams.length === 0 ? catalogSettings.configuredUpstreams : await upstreamSnapshots(settings),
   );
   for (const p of catalog.problems) {
     const where = p.field === undefined ? p.file : `${p.file} [${p.field}]`;

@@ -1,4 +1,4 @@
-import { ConfigError, type SkillgateConfig } from '@skillgate/config';
+import { ConfigError } from '@skillgate/config';
 import { redisTarget, StateError } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import { missingSkillRoots } from '../reload/missingSkillRoots.js';
@@ -17,18 +17,28 @@ function checkRedisUrl(name: string, env: Readonly<Record<string, string | undef
   }
 }
 
+/** What start-up checks before anything starts. */
+export interface StartupSettings {
+  /** `state.redis_url_env` when `state.backend` is redis, else undefined (nothing to check). */
+  readonly redisUrlEnv: string | undefined;
+  /** `skills.roots`. */
+  readonly skillRoots: readonly string[];
+  /** `skills.allow_missing_roots`: a missing root is a warning, not a start-up error. */
+  readonly allowMissingRoots: boolean;
+}
+
 /**
  * The start-up checks that need the environment or the disk, before anything that holds the process open
  * starts (scripts, watchers): a bad Redis URL or a missing skill root is a config error, never a retry loop.
  */
 export async function checkStartup(
-  config: SkillgateConfig,
+  settings: StartupSettings,
   env: Readonly<Record<string, string | undefined>>,
   log: FastifyBaseLogger,
 ): Promise<void> {
-  if (config.state.backend === 'redis') checkRedisUrl(config.state.redis_url_env, env);
-  const missing = await missingSkillRoots(config.skills.roots);
-  if (missing.length > 0 && !config.skills.allow_missing_roots) {
+  if (settings.redisUrlEnv !== undefined) checkRedisUrl(settings.redisUrlEnv, env);
+  const missing = await missingSkillRoots(settings.skillRoots);
+  if (missing.length > 0 && !settings.allowMissingRoots) {
     throw new ConfigError(
       'CONFIG_INVALID',
       `skill root not found: ${missing.map((m) => m.root).join(', ')}`,

@@ -1,10 +1,12 @@
-import { ConfigError, type SkillgateConfig } from '@skillgate/config';
+import { ConfigError } from '@skillgate/config';
 import type { OAuthResource } from '../auth/bearerAuth.js';
 import { createOAuthVerifier } from '../auth/oauthVerifier.js';
+import type { OAuthSettings } from './authSettings.js';
 
 /** Options of createOAuthResource. */
 export interface OAuthResourceOptions {
-  readonly config: SkillgateConfig;
+  /** `auth.oauth` as settings, or undefined without it. */
+  readonly oauth: OAuthSettings | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Called when the issuer's metadata, keys or introspection could not be fetched. */
   readonly onFetchFailed: (error: unknown) => void;
@@ -12,59 +14,40 @@ export interface OAuthResourceOptions {
   readonly keyRefetchIntervalMs?: number;
 }
 
-/** The environment variables auth.oauth reads secrets from (kept from scripts and logs like tokens). */
-export function oauthSecretEnvNames(config: SkillgateConfig): readonly string[] {
-  const introspection = config.auth.oauth?.introspection;
-  return introspection === undefined ? [] : [introspection.client_id_env, introspection.client_secret_env];
-}
-
 /**
- * The OAuth resource server of auth.oauth, or undefined without it: the audience defaults to
- * server.public_url + server.path (RFC 8707), scopes_supported to required_scopes plus every grant scope.
+ * The OAuth resource server of auth.oauth, or undefined without it; an introspection credential whose
+ * variable is unset fails the start, naming it.
  */
 export function createOAuthResource(options: OAuthResourceOptions): OAuthResource | undefined {
-  const { config, env } = options;
-  const oauth = config.auth.oauth;
+  const { oauth, env } = options;
   if (oauth === undefined) return undefined;
-  const publicUrl = config.server.public_url;
-  // The schema refuses auth.oauth without either, so one of the two is there.
-  const audience = oauth.audience ?? `${publicUrl ?? ''}${config.server.path}`;
   let introspection: { endpoint: string; clientId: string; clientSecret: string } | undefined;
   if (oauth.introspection !== undefined) {
-    const { endpoint, client_id_env, client_secret_env } = oauth.introspection;
-    const unset = [client_id_env, client_secret_env].filter((name) => (env[name] ?? '') === '');
+    const { endpoint, clientIdEnv, clientSecretEnv } = oauth.introspection;
+    const unset = [clientIdEnv, clientSecretEnv].filter((name) => (env[name] ?? '') === '');
     if (unset.length > 0) {
       const message = `environment variable ${unset.join(' and ')} is not set`;
       throw new ConfigError('CONFIG_INVALID', `auth.oauth.introspection: ${message}`, {
         issues: [{ path: 'auth.oauth.introspection', message }],
       });
     }
-    introspection = {
-      endpoint,
-      clientId: env[client_id_env] ?? '',
-      clientSecret: env[client_secret_env] ?? '',
-    };
+    introspection = { endpoint, clientId: env[clientIdEnv] ?? '', clientSecret: env[clientSecretEnv] ?? '' };
   }
-  const grantScopes = oauth.grants.flatMap((grant) => ('scope' in grant ? [grant.scope] : []));
-  const scopesSupported =
-    oauth.scopes_supported.length > 0
-      ? oauth.scopes_supported
-      : [...new Set([...oauth.required_scopes, ...grantScopes])];
   return {
     verifier: createOAuthVerifier({
       issuer: oauth.issuer,
-      audience,
-      jwksUri: oauth.jwks_uri,
-      principalClaim: oauth.principal_claim,
+      audience: oauth.audience,
+      jwksUri: oauth.jwksUri,
+      principalClaim: oauth.principalClaim,
       grants: oauth.grants,
       introspection,
       refetchIntervalMs: options.keyRefetchIntervalMs,
       onFetchFailed: options.onFetchFailed,
     }),
     issuer: oauth.issuer,
-    publicUrl,
-    path: config.server.path,
-    requiredScopes: oauth.required_scopes,
-    scopesSupported,
+    publicUrl: oauth.publicUrl,
+    path: oauth.path,
+    requiredScopes: oauth.requiredScopes,
+    scopesSupported: oauth.scopesSupported,
   };
 }

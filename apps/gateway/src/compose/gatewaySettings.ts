@@ -1,6 +1,5 @@
-import type { SkillgateConfig, UpstreamConfig } from '@skillgate/config';
-import type { RunnerOptions } from '@skillgate/runner';
-import type { UpstreamSnapshot } from '@skillgate/skills';
+import type { LogFormat, LogLevel, SkillgateConfig } from '@skillgate/config';
+import type { RunnerOptions, SandboxMode } from '@skillgate/runner';
 import type { UpstreamDefinition } from '@skillgate/upstreams';
 import type { CatalogSettings } from '../core/catalogSource.js';
 import type { DisclosurePickerOptions } from '../disclosure/clientProfiles.js';
@@ -8,12 +7,60 @@ import type { HttpSettings } from '../http/buildApp.js';
 import type { LegacySessionSettings } from '../legacy/liveSessions.js';
 import type { ModernSettings } from '../modern/modernEndpoint.js';
 import type { ReadLimits } from '../tools/toolResults.js';
+import { type AuthSettings, authSettings } from './authSettings.js';
+import { catalogSettings } from './catalogSettings.js';
+import type { StartupSettings } from './checkStartup.js';
+import { type OperatorSettings, operatorSettings } from './operatorSettings.js';
+import { type SourcesSettings, sourcesSettings } from './sourcesSettings.js';
+import type { TracingSettings } from './startTracing.js';
+import { type StateSettings, stateSettings } from './stateSettings.js';
+import { upstreamSettings } from './upstreamSettings.js';
 
 /**
- * The config as the typed settings of each part. The composition root reads the config here, once; every
- * other module receives only the plain fields it uses (docs/decisions.md, "Typed options, no runtime bag").
+ * The config as the typed settings of each part. The config is read here (and in the section functions
+ * beside it, compose/*Settings.ts), once; the composition root and every other module receive only the
+ * settings they use (docs/architecture.md, "Options and settings").
  */
 export interface GatewaySettings {
+  /** Where the gateway listens, and how long a shutdown waits for calls in flight. */
+  readonly server: {
+    readonly host: string;
+    readonly port: number;
+    readonly shutdownGraceMs: number;
+  };
+  readonly logging: { readonly level: LogLevel; readonly format: LogFormat };
+  /**
+   * Every variable whose value is a secret: tokens, OAuth client credentials, collector headers (kept from
+   * scripts, stdio upstreams and logs).
+   */
+  readonly secretEnvNames: readonly string[];
+  readonly startup: StartupSettings;
+  /** `observability.tracing`, or undefined without an endpoint (no tracing work at all). */
+  readonly tracing: TracingSettings | undefined;
+  readonly state: StateSettings;
+  readonly sources: SourcesSettings;
+  readonly auth: AuthSettings;
+  /** What every request is admitted by besides its token: the bound host, allowed origins, body budget. */
+  readonly guard: {
+    readonly boundHost: string;
+    readonly allowedOrigins: readonly string[];
+    readonly bodyBytesPerRequest: number;
+  };
+  /** The disclosure rule's bounds (`skills.max_instructions_chars`, `tools.max_listed`). */
+  readonly disclosure: { readonly maxInstructionsChars: number; readonly maxListed: number };
+  /**
+   * When the search index is built ahead: a catalog of more than `maxListed` skills, or search configured
+   * for either era.
+   */
+  readonly searchAhead: { readonly maxListed: number; readonly configured: boolean };
+  /** Whether usage records keep search queries (`observability.keep_queries`). */
+  readonly keepQueries: boolean;
+  /** The skill roots watched for changes (`skills.watch`), or undefined. */
+  readonly watch: { readonly roots: readonly string[]; readonly debounceMs: number } | undefined;
+  /** The operator page, or undefined when the MCP endpoint is served at `/`. */
+  readonly operator: OperatorSettings | undefined;
+  /** `scripts.sandbox`: what isolation scripts and stdio upstreams ask for. */
+  readonly sandbox: SandboxMode;
   readonly catalog: CatalogSettings;
   readonly http: HttpSettings;
   readonly sessions: LegacySessionSettings;
@@ -34,72 +81,47 @@ export interface GatewaySettings {
   readonly prompts: boolean;
 }
 
-/** The `upstreams` config section as the pool's definitions. */
-const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
-  id: u.id,
-  ...(u.url === undefined ? {} : { url: u.url }),
-  ...(u.command === undefined ? {} : { command: u.command }),
-  ...(u.headers_from_env === undefined ? {} : { headersFromEnv: u.headers_from_env }),
-  ...(u.env_from === undefined ? {} : { envFrom: u.env_from }),
-  ...(u.sandbox === undefined ? {} : { sandbox: u.sandbox }),
-  ...(u.description === undefined ? {} : { description: u.description }),
-  skill: u.skill,
-  tools: u.tools,
-  timeoutSeconds: u.timeout_seconds,
-  maxConcurrent: u.max_concurrent,
-  maxConcurrentPerPrincipal: u.max_concurrent_per_principal,
-  maxResultBytes: u.max_result_bytes,
-  listing: {
-    maxTools: u.max_tools,
-    maxSchemaBytes: u.max_tool_schema_bytes,
-    maxDescriptionBytes: u.max_tool_description_bytes,
-  },
-});
-
-/** What the config alone says of an upstream, before any connection: enough to name its auto skill. */
-const configuredUpstream = (u: UpstreamConfig): UpstreamSnapshot => ({
-  id: u.id,
-  skill: u.skill,
-  ...(u.description === undefined ? {} : { description: u.description }),
-  state: 'connecting',
-  tools: [],
-});
-
-/** How skills are loaded and built into a catalog (also what the CLI's commands build). */
-export function catalogSettings(config: SkillgateConfig): CatalogSettings {
-  return {
-    // The runner's interpreters decide which files under scripts/ get run tools (docs/decisions.md).
-    load: {
-      roots: config.skills.roots,
-      validation: config.skills.validation,
-      interpreterExtensions: Object.keys(config.scripts.interpreters),
-      maxSkillMdBytes: config.skills.max_skill_md_bytes,
-      maxFileBytes: config.skills.max_file_bytes,
-      maxDescriptionChars: config.skills.max_description_chars,
-    },
-    build: {
-      maxNameLength: config.tools.max_name_length,
-      asyncEnabled: config.skills.async_enabled,
-      maxTimeoutSeconds: config.scripts.max_timeout,
-      pinned: config.skills.pinned,
-      argumentLimits: {
-        maxArgs: config.scripts.max_args,
-        maxArgBytes: config.scripts.max_arg_bytes,
-        maxStdinBytes: config.scripts.max_stdin_bytes,
-      },
-    },
-    configuredUpstreams: config.upstreams.map(configuredUpstream),
-  };
-}
-
-/** The `upstreams` section as the upstream pool's definitions (also what the CLI connects to). */
-export const upstreamDefinitions = (config: SkillgateConfig): readonly UpstreamDefinition[] =>
-  config.upstreams.map(upstreamDefinition);
-
 /** Reads a validated config into the settings of every part of the gateway. */
 export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
-  const { server, scripts, skills, sessions } = config;
+  const { server, scripts, skills, sessions, observability } = config;
+  const auth = authSettings(config);
+  const tracing = observability.tracing;
   return {
+    server: { host: server.host, port: server.port, shutdownGraceMs: server.shutdown_grace_seconds * 1000 },
+    logging: { level: config.logging.level, format: config.logging.format },
+    secretEnvNames: [...auth.secretEnvNames, ...Object.values(tracing.headers_from_env)],
+    startup: {
+      redisUrlEnv: config.state.backend === 'redis' ? config.state.redis_url_env : undefined,
+      skillRoots: skills.roots,
+      allowMissingRoots: skills.allow_missing_roots,
+    },
+    tracing:
+      tracing.endpoint === undefined
+        ? undefined
+        : {
+            endpoint: tracing.endpoint,
+            protocol: tracing.protocol,
+            headersFromEnv: tracing.headers_from_env,
+            sampleRatio: tracing.sample_ratio,
+            serviceName: tracing.service_name,
+          },
+    state: stateSettings(config),
+    sources: sourcesSettings(config),
+    auth,
+    guard: {
+      boundHost: server.host,
+      allowedOrigins: server.allowed_origins,
+      bodyBytesPerRequest: config.rate_limit.bytes_per_request,
+    },
+    disclosure: { maxInstructionsChars: skills.max_instructions_chars, maxListed: config.tools.max_listed },
+    searchAhead: {
+      maxListed: config.tools.max_listed,
+      configured: skills.disclosure === 'search' || skills.modern_disclosure === 'search',
+    },
+    keepQueries: observability.keep_queries,
+    watch: skills.watch ? { roots: skills.roots, debounceMs: skills.watch_debounce_ms } : undefined,
+    operator: operatorSettings(config),
+    sandbox: scripts.sandbox,
     catalog: catalogSettings(config),
     http: {
       path: server.path,
@@ -119,7 +141,7 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
       maxJsonKeys: server.max_json_keys,
       prompts: skills.prompts,
       // With a metrics port of its own, /metrics is not served on the main port (docs/observability.md).
-      metricsPort: config.observability.metrics_port ?? undefined,
+      metricsPort: observability.metrics_port ?? undefined,
     },
     sessions: {
       transport: server.transport,
@@ -159,7 +181,7 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
         cpuSeconds: scripts.limits.cpu_seconds,
       },
     },
-    upstreams: upstreamDefinitions(config),
+    upstreams: upstreamSettings(config),
     readLimits: {
       maxTextBytes: config.resources.max_text_bytes,
       maxBinaryBytes: config.resources.max_binary_bytes,

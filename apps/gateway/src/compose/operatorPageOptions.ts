@@ -1,53 +1,48 @@
-import type { SkillgateConfig } from '@skillgate/config';
 import { createPrincipalDirectory } from '../auth/principalDirectory.js';
 import type { OperatorSources } from '../operator/collectOperatorView.js';
 import { createOperatorAccess } from '../operator/operatorAccess.js';
 import type { OperatorPageOptions } from '../operator/operatorPage.js';
 import { redactedConfig } from '../operator/redactedConfig.js';
+import type { OperatorSettings } from './operatorSettings.js';
 
-/** What the composition root has built that the operator page reads (docs/operator.md). */
-export interface OperatorPageParts {
-  /** The page's data sources, less what the config says (built here). */
+/** Options of operatorPageOptions: what the composition root has built that the page reads (docs/operator.md). */
+export interface OperatorPageBuildOptions {
+  /** The page's settings; undefined when the MCP endpoint is served at `/` (no page then). */
+  readonly settings: OperatorSettings | undefined;
+  /** The page's data sources, less what the settings say (built here). */
   readonly sources: Omit<
     OperatorSources,
     'principals' | 'sessionDisclosure' | 'modernDisclosure' | 'effectiveConfig' | 'secrets'
   >;
+  /**
+   * The whole validated config, shown redacted as the page's "effective config": the one reader of the config
+   * outside the settings, since showing all of it is the point.
+   */
+  readonly config: unknown;
   /** Environment variables whose values are secrets (tokens, OAuth client credentials). */
   readonly secretEnvNames: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/**
- * The operator page's options from the config, or undefined when the MCP endpoint itself is served at `/`
- * (it owns `GET /` then).
- */
-export function operatorPageOptions(
-  config: SkillgateConfig,
-  parts: OperatorPageParts,
-): OperatorPageOptions | undefined {
-  if (config.server.path === '/') return undefined;
+/** The operator page's options, or undefined when the MCP endpoint itself is served at `/`. */
+export function operatorPageOptions(options: OperatorPageBuildOptions): OperatorPageOptions | undefined {
+  const { settings, env } = options;
+  if (settings === undefined) return undefined;
   // Every value the page must never show: tokens, OAuth client credentials, upstream headers and env values.
-  const secrets = [
-    ...parts.secretEnvNames,
-    ...config.upstreams.flatMap((u) => [
-      ...Object.values(u.headers_from_env ?? {}),
-      ...Object.values(u.env_from ?? {}),
-    ]),
-  ].flatMap((name) => parts.env[name] ?? []);
+  const secrets = [...options.secretEnvNames, ...settings.upstreamSecretEnvNames].flatMap(
+    (name) => env[name] ?? [],
+  );
   return {
     access: createOperatorAccess({
-      adminTokens: config.auth.tokens.filter((t) => t.admin).map((t) => t.name),
-      anonymousOpen: config.auth.tokens.length === 0 && config.auth.oauth === undefined,
+      adminTokens: settings.adminTokens,
+      anonymousOpen: settings.anonymousOpen,
     }),
     sources: {
-      ...parts.sources,
-      principals: createPrincipalDirectory({
-        tokens: config.auth.tokens,
-        anonymousSkills: config.auth.anonymous_skills,
-      }),
-      sessionDisclosure: config.skills.disclosure,
-      modernDisclosure: config.skills.modern_disclosure,
-      effectiveConfig: redactedConfig(config, secrets),
+      ...options.sources,
+      principals: createPrincipalDirectory(settings.principals),
+      sessionDisclosure: settings.sessionDisclosure,
+      modernDisclosure: settings.modernDisclosure,
+      effectiveConfig: redactedConfig(options.config, secrets),
       secrets,
     },
   };

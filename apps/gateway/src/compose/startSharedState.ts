@@ -1,7 +1,7 @@
-import type { SkillgateConfig } from '@skillgate/config';
 import { createStateBackend } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Tracing } from '../observability/tracing.js';
+import type { StateSettings } from './stateSettings.js';
 
 const STATE_STARTUP_WAIT_MS = 5000;
 
@@ -17,7 +17,7 @@ const redisSpans =
 
 /** Options of startSharedState. */
 export interface StartSharedStateOptions {
-  readonly config: SkillgateConfig;
+  readonly settings: StateSettings;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: FastifyBaseLogger;
   /** Spans of MCP requests (tracing on): each Redis round trip of a request is a child span. */
@@ -34,15 +34,13 @@ export interface StartSharedStateOptions {
 export async function startSharedState(
   options: StartSharedStateOptions,
 ): Promise<ReturnType<typeof createStateBackend>> {
-  const { config, env, log } = options;
+  const { settings, env, log } = options;
   const state = createStateBackend({
-    backend: config.state.backend,
-    redisUrl: env[config.state.redis_url_env],
-    keyPrefix: config.state.key_prefix,
+    backend: settings.backend,
+    redisUrl: env[settings.redisUrlEnv],
+    keyPrefix: settings.keyPrefix,
     sessions: {
-      ttlMs: config.sessions.ttl_seconds * 1000,
-      maxSessions: config.sessions.max_sessions,
-      maxPerPrincipal: config.sessions.max_per_principal,
+      ...settings.sessions,
       onExpire: (session) => {
         log.info({ session: session.id }, 'session expired');
         options.onSessionEnded(session.id, 'expired');
@@ -50,8 +48,8 @@ export async function startSharedState(
       // A DELETE on any replica ends the session's copies on every replica (their GET streams end).
       onDeleted: (session) => options.onSessionEnded(session.id, 'deleted'),
     },
-    jobs: { ttlMs: config.jobs.ttl_seconds * 1000, maxRunningPerOwner: config.jobs.max_per_session },
-    rateLimit: { requestsPerSecond: config.rate_limit.requests_per_second, burst: config.rate_limit.burst },
+    jobs: settings.jobs,
+    rateLimit: settings.rateLimit,
     onError: (error) => log.warn({ err: error }, 'shared state error'),
     ...(options.tracing === undefined ? {} : { roundTrip: redisSpans(options.tracing) }),
   });

@@ -1,4 +1,3 @@
-import type { SkillgateConfig } from '@skillgate/config';
 import type { SourceRoot } from '@skillgate/skills';
 import {
   isGitSource,
@@ -12,6 +11,7 @@ import {
 } from '@skillgate/sources';
 import type { FastifyBaseLogger } from 'fastify';
 import { sourcesOptions } from './sourcesOptions.js';
+import type { SourcesSettings } from './sourcesSettings.js';
 
 /** The fetched sources of a running gateway. */
 export interface GatewaySources {
@@ -26,7 +26,7 @@ export interface GatewaySources {
 
 /** Options of startSources. */
 export interface StartSourcesOptions {
-  readonly config: SkillgateConfig;
+  readonly settings: SourcesSettings;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: FastifyBaseLogger;
   /** Where replicas without a lock file agree on a commit (the state backend). */
@@ -41,9 +41,9 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * reached is a warning while the verified cache serves (docs/sources.md).
  */
 export async function startSources(options: StartSourcesOptions): Promise<GatewaySources> {
-  const { config, env, log } = options;
+  const { settings, env, log } = options;
   const base = {
-    ...sourcesOptions(config, env),
+    ...sourcesOptions(settings, env),
     onInfo: (line: string) => log.info(line),
     onWarning: (line: string) => log.warn(line),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
@@ -76,7 +76,7 @@ export async function startSources(options: StartSourcesOptions): Promise<Gatewa
     roots: () => current.roots,
     readiness: () => current.statuses.map((s) => ({ ...s, ...extra.get(s.id) })),
     follow(reload) {
-      const interval = config.skills.follow.interval_seconds;
+      const interval = settings.followIntervalSeconds;
       if (interval <= 0) return;
       let running = false;
       const followed = base.sources.filter(isGitSource);

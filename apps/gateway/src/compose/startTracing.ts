@@ -1,9 +1,10 @@
-import { ConfigError, type SkillgateConfig } from '@skillgate/config';
-import { createTracing, type Tracing } from '../observability/tracing.js';
+import { ConfigError } from '@skillgate/config';
+import { createTracing, type Tracing, type TracingOptions } from '../observability/tracing.js';
 
-/** The environment variables holding collector headers (their values are secrets, kept out of logs). */
-export function tracingSecretEnvNames(config: SkillgateConfig): string[] {
-  return Object.values(config.observability.tracing.headers_from_env);
+/** `observability.tracing` with an endpoint, before the header variables are read. */
+export interface TracingSettings extends Omit<TracingOptions, 'headers'> {
+  /** Collector header -> the variable holding its value (a secret, kept out of logs). */
+  readonly headersFromEnv: Readonly<Record<string, string>>;
 }
 
 /**
@@ -11,13 +12,12 @@ export function tracingSecretEnvNames(config: SkillgateConfig): string[] {
  * the gateway does any tracing work). A header whose variable is unset fails the start, naming it.
  */
 export function startTracing(
-  config: SkillgateConfig,
+  tracing: TracingSettings | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): Tracing | undefined {
-  const tracing = config.observability.tracing;
-  if (tracing.endpoint === undefined) return undefined;
+  if (tracing === undefined) return undefined;
   const headers: Record<string, string> = {};
-  for (const [header, name] of Object.entries(tracing.headers_from_env)) {
+  for (const [header, name] of Object.entries(tracing.headersFromEnv)) {
     const value = env[name];
     if (value === undefined || value === '') {
       const message = `environment variable ${name} is not set (collector header ${header})`;
@@ -27,11 +27,6 @@ export function startTracing(
     }
     headers[header] = value;
   }
-  return createTracing({
-    endpoint: tracing.endpoint,
-    protocol: tracing.protocol,
-    headers,
-    sampleRatio: tracing.sample_ratio,
-    serviceName: tracing.service_name,
-  });
+  const { headersFromEnv: _names, ...rest } = tracing;
+  return createTracing({ ...rest, headers });
 }

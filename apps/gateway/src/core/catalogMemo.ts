@@ -3,7 +3,9 @@ import type { Catalog } from '@skillgate/skills';
 /**
  * A value computed once per (owner, key). Owners are what a catalog is made of (the catalog itself, a skill
  * entry, a registered value); a reload builds new ones, so the values change with them, and an owner no
- * longer referenced drops its values with it (WeakMap).
+ * longer referenced drops its values with it (WeakMap). The rule for where such a memo lives (in its module
+ * only when the value is derived from the frozen owner alone; per gateway when config or policy enters it)
+ * is docs/architecture.md, "Memos keyed by identity".
  */
 export type OwnedMemo<O extends object, K, V> = (owner: O, key: K, build: () => V) => V;
 

@@ -59,8 +59,8 @@ export interface HttpSettings {
   readonly metricsPort?: number;
 }
 
-/** Everything buildApp wires into routes. */
-export interface AppDeps {
+/** Options of buildApp: everything it wires into routes. */
+export interface AppOptions {
   readonly settings: HttpSettings;
   readonly log: FastifyBaseLogger;
   readonly metrics: Metrics;
@@ -106,10 +106,10 @@ const requestIdOf = (body: unknown): string | number | null => {
 };
 
 /** Builds the Fastify app (never listens): /mcp for MCP streamable HTTP, plus health, readiness and metrics. */
-export function buildApp(deps: AppDeps): FastifyInstance {
-  const { settings, sessions, metrics, tracing } = deps;
+export function buildApp(options: AppOptions): FastifyInstance {
+  const { settings, sessions, metrics, tracing } = options;
   const app = Fastify({
-    loggerInstance: deps.log,
+    loggerInstance: options.log,
     logController: new RequestLogController(),
     // A request's logger becomes a pino child only when it writes (observability/lazyChildLogger.ts).
     childLoggerFactory: LazyChildLogger.factory,
@@ -131,7 +131,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   const routeRequest = createRequestRouter({
     sessions,
-    direct: deps.direct ?? true,
+    direct: options.direct ?? true,
     prompts: settings.prompts,
   });
   const listenStreams = createListenStreams({
@@ -152,10 +152,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
-  registerStatusRoutes(app, deps);
-  if (settings.metricsPort === undefined) registerMetricsRoute(app, deps);
+  registerStatusRoutes(app, options);
+  if (settings.metricsPort === undefined) registerMetricsRoute(app, options);
   const path = settings.path;
-  registerOAuthMetadataRoutes(app, deps.bearerAuth, path);
+  registerOAuthMetadataRoutes(app, options.bearerAuth, path);
 
   app.route({
     method: ['PUT', 'PATCH'],
@@ -166,8 +166,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       });
     },
   });
-  registerGuardedRoutes(app, deps.guard, (scope) => {
-    if (deps.operator !== undefined) registerOperatorPage(scope, deps.operator);
+  registerGuardedRoutes(app, options.guard, (scope) => {
+    if (options.operator !== undefined) registerOperatorPage(scope, options.operator);
     scope.route({
       method: 'OPTIONS',
       url: path,
@@ -194,7 +194,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const body = request.body;
     // The guard charged one request; every further element of a batch is charged too.
     if (Array.isArray(body) && body.length > 1)
-      await chargeRateLimit(deps.guard.rateLimiter, principal, body.length - 1);
+      await chargeRateLimit(options.guard.rateLimiter, principal, body.length - 1);
     const sessionId = request.headers['mcp-session-id'];
     const route = await routeRequest(request, principal, typeof sessionId === 'string' ? sessionId : '');
     if (route.era === 'modern' && route.listen) {
@@ -212,15 +212,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         raw.once('close', () => {
           if (!raw.writableFinished) abort.abort();
         });
-      const answer = await deps.modern.answer(principal, route.request, abort);
+      const answer = await options.modern.answer(principal, route.request, abort);
       metrics.inc('skillgate_modern_requests_total', {
         path: answer === undefined ? 'sdk' : 'direct',
       });
-      if (answer === undefined) await deps.modern.handle(request.raw, reply.raw, body, principal);
+      if (answer === undefined) await options.modern.handle(request.raw, reply.raw, body, principal);
       else writeJsonAnswer(reply.raw, answer);
     } else if (route.era === 'modern') {
       metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
-      await deps.modern.handle(request.raw, reply.raw, body, principal);
+      await options.modern.handle(request.raw, reply.raw, body, principal);
     } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
   }
 

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/accessPolicy.js';
 import { createSessionAnswers } from '../direct/sessionAnswers.js';
 import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
-import { createMcpServer, type McpServerParts } from '../mcp/createMcpServer.js';
+import { createMcpServer, type McpServerOptions } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
@@ -76,7 +76,7 @@ export interface LegacySessionSettings {
 /** Options of createLiveSessions. */
 export interface LiveSessionsOptions {
   /** What each session's MCP server is made of. */
-  readonly servers: McpServerParts;
+  readonly servers: McpServerOptions;
   /** The stored sessions, shared by replicas with Redis. */
   readonly store: Pick<SessionStore, 'create' | 'touch' | 'delete'>;
   /** A session-scoped session's jobs end with it. */

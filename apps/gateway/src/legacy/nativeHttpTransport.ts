@@ -13,7 +13,6 @@ import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
 import { isCancellation, isRequest, isResponse, postedMessages } from './jsonRpcShapes.js';
 import {
   boundedResponse,
-  DEFAULT_LIMITS,
   KEEP_ALIVE_MS,
   type NativeTransportLimits,
   type PostExchange,
@@ -58,7 +57,7 @@ export class NativeHttpTransport implements SessionTransport {
     onError: (error) => this.onerror?.(error),
   });
 
-  constructor(sessionId: string, limits: NativeTransportLimits = DEFAULT_LIMITS) {
+  constructor(sessionId: string, limits: NativeTransportLimits) {
     this.sessionId = sessionId;
     this.limits = limits;
   }

@@ -26,7 +26,10 @@ export const SSE_HEADERS = {
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
-/** Comments on an idle GET stream this often, so proxies keep it open. */
+/**
+ * Comments on an idle GET stream this often, so proxies keep it open: a constant of the transport (no config
+ * key sets it), not a default.
+ */
 export const KEEP_ALIVE_MS = 15_000;
 
 /** Bounds the transport enforces on what one POST may cost. */
@@ -39,9 +42,6 @@ export interface NativeTransportLimits {
    */
   readonly maxResponseBytes: number;
 }
-
-/** The limits of a transport built without any (tests). */
-export const DEFAULT_LIMITS: NativeTransportLimits = { maxBatch: 16, maxResponseBytes: 16 * 1024 * 1024 };
 
 /** One message as an SSE event. */
 export const sseEvent = (json: string): string => `event: message\ndata: ${json}\n\n`;

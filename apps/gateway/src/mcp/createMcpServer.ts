@@ -8,8 +8,11 @@ import type { ToolHandlers } from '../tools/toolHandlers.js';
 /** Name and version the gateway announces (initialize, server/discover). */
 export const SERVER_INFO = { name: 'skillgate', version: '0.1.0' } as const;
 
-/** What every MCP server of the gateway is made of, built once by the composition root. */
-export interface McpServerParts {
+/**
+ * Options of createMcpServer: what every MCP server of the gateway is made of, built once by the composition
+ * root and shared by every server.
+ */
+export interface McpServerOptions {
   readonly catalogs: Pick<CatalogSource, 'current'>;
   /** The initialize instructions of an audience. */
   readonly disclosure: Pick<DisclosurePolicy, 'instructions'>;
@@ -18,8 +21,8 @@ export interface McpServerParts {
   readonly skills: Pick<SkillsService, 'attach'>;
 }
 
-/** Options of createMcpServer. */
-export interface McpServerOptions {
+/** The per-audience list options of createMcpServer (its third argument). */
+export interface McpListOptions {
   /** 2026-07-28 cache fields (`ttlMs`, `cacheScope`) of the list results; none on 2025-era sessions. */
   readonly cache?: { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' };
   /** A 2025-era session's wait for the client's re-list after list_changed (legacy/relistWatch.ts). */
@@ -34,9 +37,9 @@ export interface McpServerOptions {
  * (docs/skills-extension.md).
  */
 export function createMcpServer(
-  parts: McpServerParts,
+  parts: McpServerOptions,
   audience: Audience,
-  options: McpServerOptions = {},
+  options: McpListOptions = {},
 ): Server {
   const { cache, relist } = options;
   const mcp = new McpServer(SERVER_INFO, {

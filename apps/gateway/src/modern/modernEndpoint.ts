@@ -8,7 +8,7 @@ import { renderOnce } from '../core/renderedJson.js';
 import { createModernAnswers } from '../direct/modernAnswers.js';
 import type { PlainRequest } from '../direct/plainRequest.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
-import { createMcpServer, type McpServerParts, SERVER_INFO } from '../mcp/createMcpServer.js';
+import { createMcpServer, type McpServerOptions, SERVER_INFO } from '../mcp/createMcpServer.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { LazyAbort } from '../tools/lazyAbort.js';
@@ -49,7 +49,7 @@ export interface ModernSettings {
 /** Options of createModernEndpoint. */
 export interface ModernEndpointOptions {
   /** What each request's MCP server is made of (the skills service serves the direct path too). */
-  readonly servers: McpServerParts & { readonly skills: SkillsService };
+  readonly servers: McpServerOptions & { readonly skills: SkillsService };
   /** Which cache scope a principal's lists carry. */
   readonly disclosure: Pick<DisclosurePolicy, 'cacheScope'>;
   readonly log: FastifyBaseLogger;

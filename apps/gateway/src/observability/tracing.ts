@@ -26,7 +26,7 @@ import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conv
 import { ATTR_RPC_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions/incubating';
 
 /** How traces are exported (`observability.tracing`; docs/observability.md). */
-export interface TracingSettings {
+export interface TracingOptions {
   /** The OTLP/HTTP traces URL. */
   readonly endpoint: string;
   readonly protocol: 'http/protobuf' | 'http/json';
@@ -89,15 +89,15 @@ interface Current {
  * gateways may share a process, and the host application may have its own). Spans are batched and sent to
  * the OTLP/HTTP endpoint; a collector that is down costs dropped spans, never a failed request.
  */
-export function createTracing(settings: TracingSettings): Tracing {
-  const exporterOptions = { url: settings.endpoint, headers: { ...settings.headers } };
+export function createTracing(options: TracingOptions): Tracing {
+  const exporterOptions = { url: options.endpoint, headers: { ...options.headers } };
   const exporter =
-    settings.protocol === 'http/json'
+    options.protocol === 'http/json'
       ? new JsonExporter(exporterOptions)
       : new ProtobufExporter(exporterOptions);
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
   });
   const tracer: Tracer = provider.getTracer('skillgate');

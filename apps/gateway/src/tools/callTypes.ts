@@ -9,8 +9,8 @@ import type { SkillSearch } from './skillSearch.js';
 import type { ReadLimits } from './toolResults.js';
 import type { UpstreamCaller, UpstreamCallLabels, UpstreamProgress } from './upstreamCalls.js';
 
-/** What tool calls work with, built once by the composition root (createGateway.ts). */
-export interface ToolCallParts {
+/** Options of the tool-call handler: what tool calls work with, built once by the composition root. */
+export interface ToolCallOptions {
   readonly catalogs: Pick<CatalogSource, 'current'>;
   /** Who may call what; get_info's text and unlock effect. */
   readonly disclosure: DisclosurePolicy;
@@ -55,7 +55,7 @@ export interface CallExtras {
 
 /** One call being handled: what it may use, who called, and the catalog snapshot it runs against. */
 export interface Call {
-  readonly parts: ToolCallParts;
+  readonly parts: ToolCallOptions;
   readonly audience: Audience;
   readonly catalog: Catalog;
   readonly name: string;

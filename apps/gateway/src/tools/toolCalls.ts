@@ -16,7 +16,7 @@ import { renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { UsageMark } from '../observability/usageCounter.js';
-import type { Call, CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
+import type { Call, CallExtras, CalledTool, ToolCallOptions } from './callTypes.js';
 import { parseArguments } from './parseArguments.js';
 import { jobResult, requireSkill, runScript, startJob } from './scriptCalls.js';
 import { searchSkills } from './searchCalls.js';
@@ -50,7 +50,7 @@ type Handler<K extends ToolKind> = (
  * bad arguments throw GatewayError (JSON-RPC errors); everything a model can act on is a tool result.
  */
 export async function callTool(
-  parts: ToolCallParts,
+  parts: ToolCallOptions,
   audience: Audience,
   called: CalledTool,
   args: unknown,

@@ -15,7 +15,7 @@ import { boundStrings } from '../observability/boundStrings.js';
 import type { RecentCall, RecentCalls } from '../observability/recentCalls.js';
 import type { UsageCounter, UsageMark } from '../observability/usageCounter.js';
 import { writesAt } from '../observability/writesAt.js';
-import type { CallExtras, CalledTool, ToolCallParts } from './callTypes.js';
+import type { CallExtras, CalledTool, ToolCallOptions } from './callTypes.js';
 import type { InFlightCalls } from './inFlightCalls.js';
 import type { RelistWatch } from './relistWatch.js';
 import { callTool } from './toolCalls.js';
@@ -28,7 +28,7 @@ export interface RegisterToolsOptions {
 }
 
 /** Options of createToolHandlers: what tool calls work with, plus what the list, audit and metrics need. */
-export interface ToolHandlersOptions extends ToolCallParts {
+export interface ToolHandlersOptions extends ToolCallOptions {
   /** Tool calls in progress (shutdown waits for them). */
   readonly inFlight: Pick<InFlightCalls, 'begin'>;
   /** A principal-scoped unlock tells that principal's other sessions, on any replica. */

@@ -6,8 +6,9 @@ import { ASYNC_STATUS_TOOL } from '../names/toolNames.js';
 import { buildCallTools } from '../upstreams/buildCallTools.js';
 import type { SkillBindings } from '../upstreams/upstreamBindings.js';
 import type { CallTool, CatalogSkill, ToolDefinition, ToolTarget } from './catalogTypes.js';
+import { INPUT_OF_KIND } from './inputOfKind.js';
 import { catalogInfoText, getInfoText, type ListedTool, loadSkillText } from './skillTexts.js';
-import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
+import type { ToolSchemas } from './toolInputs.js';
 
 /** What building one catalog skill needs from the catalog being built. */
 export interface CatalogSkillContext {

@@ -2,7 +2,7 @@ import type { SkillsExtensionIndex } from '../extension/extensionTypes.js';
 import type { ServedFileCache } from '../files/servedFileCache.js';
 import type { Problem, Skill, SkillFile } from '../load/loadTypes.js';
 import type { UpstreamSnapshot } from '../upstreams/upstreamTypes.js';
-import type { ArgumentLimits, ToolInputs } from './toolInputs.js';
+import type { ArgumentLimits, ToolInputSchema, ToolInputs } from './toolInputs.js';
 
 /** Every disclosure mode, in the order docs list them (docs/disclosure.md). */
 export const DISCLOSURES = ['namespaced', 'universal', 'eager', 'catalog', 'search'] as const;
@@ -12,15 +12,6 @@ export type Disclosure = (typeof DISCLOSURES)[number];
 
 /** Output formats of the L1 skill summary. */
 export type SummaryFormat = 'markdown' | 'json' | 'xml';
-
-/** JSON Schema of a tool's input, as sent in tools/list. */
-export interface ToolInputSchema {
-  readonly type: 'object';
-  readonly properties?: Readonly<Record<string, object>>;
-  readonly required?: readonly string[];
-  readonly additionalProperties?: boolean;
-  readonly [key: string]: unknown;
-}
 
 /** An MCP tool definition, precomputed once per catalog. */
 export interface ToolDefinition {

@@ -9,7 +9,8 @@ import {
   SEARCH_SKILLS_TOOL,
 } from '../names/toolNames.js';
 import type { CatalogSkill, ToolDefinition } from './catalogTypes.js';
-import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
+import { INPUT_OF_KIND } from './inputOfKind.js';
+import type { ToolSchemas } from './toolInputs.js';
 
 /** The tools that belong to no skill: the async pair and the fixed universal/catalog-mode tools. */
 export interface SharedTools {

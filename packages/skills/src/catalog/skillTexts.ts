@@ -8,7 +8,8 @@ import {
 } from '../names/toolNames.js';
 import type { UpstreamSnapshot } from '../upstreams/upstreamTypes.js';
 import type { CallTool, ToolDefinition } from './catalogTypes.js';
-import { INPUT_OF_KIND, type ToolSchemas } from './toolInputs.js';
+import { INPUT_OF_KIND } from './inputOfKind.js';
+import type { ToolSchemas } from './toolInputs.js';
 
 /** A skill tool with what it does, for the get_info listing. */
 export interface ListedTool {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import type { ToolInputSchema, ToolKind } from './catalogTypes.js';
+
+/** JSON Schema of a tool's input, as sent in tools/list. */
+export interface ToolInputSchema {
+  readonly type: 'object';
+  readonly properties?: Readonly<Record<string, object>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean;
+  readonly [key: string]: unknown;
+}
 
 /** Limits every tool argument is checked against (from the `scripts` config section). */
 export interface ArgumentLimits {
@@ -111,29 +119,6 @@ export type ToolInputValidators = ReturnType<typeof buildZodInputs>;
 
 /** The name of one input contract (several tool kinds share one: get_info and read take none). */
 export type InputName = keyof ToolInputValidators;
-
-/**
- * The one map of tool kind -> input contract: what each kind's tools advertise (the catalog's definitions)
- * and what a call of that kind is validated with (the gateway's tools/call), so the two cannot drift.
- */
-export const INPUT_OF_KIND = {
-  get_info: 'none',
-  read: 'none',
-  run: 'run',
-  run_async: 'runAsync',
-  get_async_status: 'jobStatus',
-  cancel_async: 'jobCancel',
-  load_skill: 'loadSkill',
-  search_skills: 'searchSkills',
-  list_skill_files: 'listSkillFiles',
-  read_skill_file: 'readSkillFile',
-  run_skill_script: 'runSkillScript',
-  call: 'callArguments',
-  call_skill_tool: 'callSkillTool',
-} as const satisfies { readonly [K in ToolKind]: InputName };
-
-/** The validated arguments of a call of tool kind K. */
-export type InputOf<K extends ToolKind> = z.output<ToolInputValidators[(typeof INPUT_OF_KIND)[K]]>;
 
 /** Validated input of a run tool. */
 export type RunInput = z.output<ToolInputValidators['run']>;

@@ -1,4 +1,5 @@
-import type { CallTool, ToolDefinition, ToolInputSchema } from '../catalog/catalogTypes.js';
+import type { CallTool, ToolDefinition } from '../catalog/catalogTypes.js';
+import type { ToolInputSchema } from '../catalog/toolInputs.js';
 import type { Skill } from '../load/loadTypes.js';
 import { namePart } from '../names/namePart.js';
 import type { NameRegistry } from '../names/nameRegistry.js';

@@ -1,7 +1,7 @@
 import { parseConfig } from '@skillgate/config';
 import { describe, expect, it } from 'vitest';
 import { createAccessPolicy } from '../../../src/auth/accessPolicy.js';
-import { catalogSettings } from '../../../src/compose/gatewaySettings.js';
+import { catalogSettings } from '../../../src/compose/catalogSettings.js';
 import { buildCatalog } from '../../../src/core/catalogSource.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from '../../helpers/testGateway.js';
 
