@@ -88,4 +88,14 @@ describe('launchCommand', () => {
     const own = launchCommand({ ...base, env: { ...env, keepShlvl: true } }).args;
     expect(own.slice(6)).toEqual(['/usr/bin/env', '-u', 'PWD', '--', ...base.command]);
   });
+
+  it('a warm spare waits on its descriptor with no command, and its run starts with exactly its environment', () => {
+    const spare = launchCommand({ ...base, command: [], waitFd: 6 });
+    expect(spare.args.slice(3)).toEqual(['5', '', '6']);
+    const { command } = launchCommand({
+      ...base,
+      env: { path: '/usr/bin/env', keepShlvl: false, exact: { LANG: 'C', SKILL_NAME: 'a=b' } },
+    });
+    expect(command).toEqual(['/usr/bin/env', '-i', '--', 'LANG=C', 'SKILL_NAME=a=b', ...base.command]);
+  });
 });
