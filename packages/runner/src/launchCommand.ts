@@ -89,18 +89,19 @@ export interface LaunchSpec {
  * `command`, that argv after the wrapper's own arguments (what a warm spare is sent).
  */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[]; command: string[] } {
+  const command = literalCommand(spec.command);
   const clean =
     spec.env === undefined
-      ? [...spec.command]
+      ? [...command]
       : spec.env.exact !== undefined
         ? [
             spec.env.path,
             '-i',
             '--',
             ...Object.entries(spec.env.exact).map(([name, value]) => `${name}=${value}`),
-            ...spec.command,
+            ...command,
           ]
-        : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...spec.command];
+        : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...command];
   const rlimits = rlimitOptions(spec.limits, spec.sandbox !== undefined);
   const limited =
     spec.prlimit === undefined || rlimits.length === 0 ? clean : [spec.prlimit, ...rlimits, '--', ...clean];
@@ -120,6 +121,16 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[];
     ],
     command: inner,
   };
+}
+
+/**
+ * The command as env must see it: env takes every operand with "=" before its command as an assignment, `--`
+ * or not, so a script whose path holds one (a skill under `/srv/team=a/`) would become a variable and env
+ * would run the caller's first argument as the command. Such a command goes through sh's exec, which takes
+ * its operands literally.
+ */
+function literalCommand(command: readonly string[]): readonly string[] {
+  return command[0]?.includes('=') ? ['/bin/sh', '-c', 'exec "$0" "$@"', ...command] : command;
 }
 
 // prlimit options for the limits; 0 means no limit.
