@@ -12,6 +12,7 @@ import { createMcpServer, type McpServerOptions, SERVER_INFO } from '../mcp/crea
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { LazyAbort } from '../tools/lazyAbort.js';
+import type { ToolCallHandler } from '../tools/toolHandlers.js';
 import { createListenAudiences } from './listenAudiences.js';
 
 /** Whether a change concerns an audience (asked once per principal with a listen stream open). */
@@ -103,6 +104,7 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
       onerror: (error) => log.debug({ err: error }, 'modern request rejected'),
     },
   );
+  const callHandlers = new WeakMap<Principal, ToolCallHandler>();
   const audienceOf = (principal: Principal): Audience => ({
     era: 'modern',
     disclosure: settings.disclosure,
@@ -150,7 +152,17 @@ export function createModernEndpoint(options: ModernEndpointOptions): ModernEndp
       );
       return ((await response.json()) as { result?: unknown }).result;
     },
-    toolCallHandler: (principal) => servers.tools.callHandler(audienceOf(principal)),
+    toolCallHandler: (principal) => {
+      // One handler per principal object, made at its first call: keyed by the object itself, so a handler
+      // only ever serves the principal it was made for (a verified token that builds a new principal per
+      // request simply makes a new one), and weakly, so a principal that goes takes its handler with it.
+      let handler = callHandlers.get(principal);
+      if (handler === undefined) {
+        handler = servers.tools.callHandler(audienceOf(principal));
+        callHandlers.set(principal, handler);
+      }
+      return handler;
+    },
     skills,
     // One registered hint per scope: answers built from registered values are encoded once (direct/modernAnswers.ts).
     skillsCacheHint: (principal) => cacheHints[disclosure.cacheScope(catalogs.current, principal)],

@@ -127,10 +127,11 @@ function createToolCallHandler(
     let outcome = 'error';
     let usage: UsageMark | undefined;
     let heldUntilRelisted: (() => Promise<void>) | undefined;
-    let upstream: Record<string, string> = {};
+    let upstream: Record<string, string> | undefined;
     // Progress notifications still being written: the result waits for them, so none arrives after it
-    // (a client drops progress of a request it already has the answer to).
-    const progressSent: Array<Promise<void>> = [];
+    // (a client drops progress of a request it already has the answer to). Only a call with a progressToken
+    // can send any: the others make no list.
+    let progressSent: Array<Promise<void>> | undefined;
     try {
       const progressToken = request.params._meta?.progressToken;
       // Echoed in every progress notification, about once a second for as long as the script runs.
@@ -155,9 +156,11 @@ function createToolCallHandler(
         }
       });
       if (progressToken !== undefined) {
+        const sent: Array<Promise<void>> = [];
+        progressSent = sent;
         // An upstream's own progress goes on as it came, under the caller's token (never the upstream's).
         extras.forwardProgress = (p) => {
-          progressSent.push(
+          sent.push(
             ctx
               .notify({
                 method: 'notifications/progress',
@@ -187,7 +190,7 @@ function createToolCallHandler(
       }
       const done = await callTool(options, audience, called, request.params.arguments, extras);
       // Most calls sent none: awaiting an empty Promise.all would still cost its promise and ticks.
-      if (progressSent.length > 0) await Promise.all(progressSent);
+      if (progressSent !== undefined && progressSent.length > 0) await Promise.all(progressSent);
       kind = done.kind;
       outcome = done.outcome;
       usage = done.usage;
@@ -227,7 +230,7 @@ function createToolCallHandler(
           ...(target !== undefined && 'skill' in target ? { 'skillgate.skill.name': target.skill } : {}),
         });
       }
-      if (upstream.upstream !== undefined) {
+      if (upstream?.upstream !== undefined) {
         // Outcome: ok, tool_error, or the failure reason (UPSTREAM_TIMEOUT ...).
         metrics.observeUpstreamCall(duration_ms / 1000, {
           upstream: upstream.upstream,
@@ -244,7 +247,7 @@ function createToolCallHandler(
         durationMs: duration_ms,
       };
       options.recentCalls.record(
-        upstream.upstream === undefined ? recent : { ...recent, upstream: upstream.upstream },
+        upstream?.upstream === undefined ? recent : { ...recent, upstream: upstream.upstream },
       );
       // The audit line is built only when it is written (a copy of the arguments is not free).
       if (writesAt(log, 'info'))
@@ -258,7 +261,7 @@ function createToolCallHandler(
             kind,
             outcome,
             // Upstream calls name skill, upstream, upstream tool and failure reason; never their arguments.
-            ...(Object.keys(upstream).length === 0 ? {} : { upstream }),
+            ...(upstream === undefined || Object.keys(upstream).length === 0 ? {} : { upstream }),
             duration_ms,
             // Never for upstream calls, whatever log_arguments says: they are data for another system.
             ...(options.logArguments && !UPSTREAM_KINDS.has(kind)
