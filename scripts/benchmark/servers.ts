@@ -4,6 +4,7 @@
 // ceilings also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
 import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -71,6 +72,18 @@ if (kind === 'gateway') {
   const gateway = await createGateway(config, { directAnswers: process.env.BENCH_DIRECT !== '0' });
   gateway.app.get('/__bench/mem', async () => memory());
   gateway.app.get('/__bench/cpu', async () => cpu());
+  // BENCH_PROFILE=1: a CPU profile of the gateway between two requests (profileHotPaths.ts).
+  if (process.env.BENCH_PROFILE === '1') {
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    gateway.app.post('/__bench/profile/start', async () => {
+      await session.post('Profiler.start');
+      return {};
+    });
+    gateway.app.post('/__bench/profile/stop', async () => (await session.post('Profiler.stop')).profile);
+  }
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   // The gateway listens before its upstreams connect; the benchmarks measure connected ones.
   await gateway.upstreamsSettled;

@@ -10,6 +10,7 @@ import { sandboxExitStatus } from './sandbox/sandboxExitStatus.js';
 import { SANDBOX_PATH, systemLayout } from './sandbox/systemLayout.js';
 import { signalProcessGroup } from './signalProcessGroup.js';
 import { createSlotPool } from './slotPool.js';
+import { createSpareRuns } from './spareRuns.js';
 import { type SpawnHooks, spawnScript } from './spawnScript.js';
 import type {
   IsolationReport,
@@ -57,8 +58,18 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   // Inside the sandbox too (it sits in /usr/bin): takes PWD and SHLVL out of the script's environment.
   const envPath = findExecutable('env', '/usr/bin:/bin');
   const pool = createSlotPool(options);
+  const overhead = bwrap === undefined ? 0 : BWRAP_PROCESSES;
+  const cgroupLimits = {
+    processes: limits.processes > 0 ? limits.processes + overhead : 0,
+    memoryBytes: limits.memoryMb * MIB,
+  };
   const running = new Set<RunningScript>();
   const guarded = createProcessGuard().catch(() => NO_GUARD);
+  // Warm spares need bash (to read their command) and env (to set the run's environment exactly).
+  const spares =
+    shell === undefined || envPath === undefined
+      ? undefined
+      : createSpareRuns({ guard: guarded, limits: cgroupLimits, shell });
   let isolation: IsolationReport | undefined;
   const ready = guarded.then((guard) => {
     isolation = Object.freeze({
@@ -140,17 +151,18 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       if (req.signal?.aborted)
         throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
       const guard = await guarded;
-      const overhead = bwrap === undefined ? 0 : BWRAP_PROCESSES;
-      cgroup = await guard.openRun({
-        processes: limits.processes > 0 ? limits.processes + overhead : 0,
-        memoryBytes: limits.memoryMb * MIB,
-      });
+      // A spare for a run without input (its stdin is /dev/null, as a cold run's) whose argv can be sent.
+      const spare =
+        req.stdin === undefined && !command.some((arg) => arg.includes('\0')) && !req.skillDir.includes('\0')
+          ? spares?.take()
+          : undefined;
+      cgroup = spare === undefined ? await guard.openRun(cgroupLimits) : spare.cgroup;
       const seconds = Math.min(
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
         options.maxTimeoutSeconds,
       );
       const watchdogPipe = guard.registration;
-      const { file, args } = launchCommand({
+      const launch = launchCommand({
         command,
         watchdog: watchdogPipe !== undefined,
         // The wrapper joins first thing, so bwrap and everything after it are born in the cgroup.
@@ -158,7 +170,15 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         prlimit,
         limits,
         shell,
-        ...(envPath === undefined ? {} : { env: { path: envPath, keepShlvl: env.SHLVL !== undefined } }),
+        ...(envPath === undefined
+          ? {}
+          : {
+              env: {
+                path: envPath,
+                keepShlvl: env.SHLVL !== undefined,
+                ...(spare === undefined ? {} : { exact: env }),
+              },
+            }),
         sandbox:
           bwrap === undefined || layout === undefined
             ? undefined
@@ -174,8 +194,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
               },
       });
       script = await spawnScript({
-        file,
-        args,
+        file: launch.file,
+        args: launch.args,
         cwd: req.skillDir,
         env,
         stdin: req.stdin,
@@ -187,6 +207,9 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
         hooks: hooks(guard, cgroup),
         watchdogPipe,
         onProgress: req.onProgress,
+        ...(spare === undefined
+          ? {}
+          : { spare: { child: spare.child, command: spareMessage(req.skillDir, launch.command) } }),
       });
     } catch (error) {
       await cgroup?.remove().catch(() => {});
@@ -236,8 +259,14 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       pool.close();
       const scripts = [...running];
       for (const script of scripts) script.cancel();
+      await spares?.close();
       await Promise.allSettled(scripts.map((script) => script.done));
       await (await guarded).close();
     },
   };
+}
+
+// What a warm spare reads: the working directory, then the argv, each ending in a NUL byte.
+function spareMessage(cwd: string, argv: readonly string[]): Buffer {
+  return Buffer.from([cwd, ...argv].map((item) => `${item}\0`).join(''));
 }

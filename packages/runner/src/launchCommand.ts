@@ -11,8 +11,12 @@ import type { ScriptLimits } from './types.js';
 // "Descriptors"). The shell lists its own /proc/self/fd; bash closes any number, a POSIX sh (dash) only
 // 3-9, so the runner prefers bash. bwrap opens nothing it passes on, so inside the sandbox nothing more is
 // needed: the run's chain is this wrapper, bwrap, prlimit, env, the script, and nothing else.
-const WRAPPER = `watchdog=$1 procs=$2
-shift 2
+// $3 is non-empty for a warm spare (spareRuns.ts): a wrapper started ahead of its run, which registers, closes
+// and joins as above, then waits on that descriptor (never stdin, which stays /dev/null) for the run's working
+// directory and command, each item ending in a NUL byte, then end-of-file. bash reads them with read -d '',
+// which keeps every byte but NUL (no argv can hold one), and execs them as they came.
+const WRAPPER = `watchdog=$1 procs=$2 wait=$3
+shift 3
 if [ -n "$watchdog" ]; then
   trap '' PIPE
   echo "+$$" >&5 2>/dev/null
@@ -21,7 +25,7 @@ if [ -n "$watchdog" ]; then
 fi
 for fd in /proc/self/fd/*; do
   fd=\${fd##*/}
-  case $fd in ''|*[!0-9]*|0|1|2) continue ;; esac
+  case $fd in ''|*[!0-9]*|0|1|2|"$wait") continue ;; esac
   if [ -n "$BASH_VERSION" ] || [ "$fd" -lt 10 ]; then eval "exec $fd>&-"; fi
 done
 if [ -n "$procs" ]; then
@@ -33,6 +37,13 @@ if [ -n "$procs" ]; then
   done
   unset IFS
   set +f
+fi
+if [ -n "$wait" ]; then
+  IFS= read -r -d '' -u "$wait" dir || exit 125
+  set --
+  while IFS= read -r -d '' -u "$wait" arg; do set -- "$@" "$arg"; done
+  eval "exec $wait<&-"
+  [ $# -gt 0 ] && cd -P -- "$dir" || exit 125
 fi
 unset PWD
 exec "$@"`;
@@ -50,6 +61,11 @@ export interface LaunchSpec {
   readonly limits: ScriptLimits;
   /** bwrap and its options (ending in `--`), when the run is sandboxed. */
   readonly sandbox?: { readonly bwrap: string; readonly options: readonly string[] };
+  /**
+   * For a warm spare: the descriptor the wrapper reads its run's working directory and command from, after it
+   * joined its cgroups (`command` is then empty). Needs bash.
+   */
+  readonly waitFd?: number;
   /** The shell that runs the wrapper: bash where there is one (it closes descriptors of any number). */
   readonly shell?: string;
   /**
@@ -57,15 +73,35 @@ export interface LaunchSpec {
    * and `SHLVL` when the run's own environment has none (bash exports it at exec, even when unset).
    * Without it the command starts with those two.
    */
-  readonly env?: { readonly path: string; readonly keepShlvl: boolean };
+  readonly env?: {
+    readonly path: string;
+    readonly keepShlvl: boolean;
+    /**
+     * The run's whole environment, for a warm spare: env starts the command with exactly these variables
+     * (`env -i`), since the spare's shell was started before the run and without them.
+     */
+    readonly exact?: Readonly<Record<string, string>>;
+  };
 }
 
-/** The file and argv the runner spawns for one run: the wrapper, then bwrap, prlimit and env as configured. */
-export function launchCommand(spec: LaunchSpec): { file: string; args: string[] } {
+/**
+ * The file and argv the runner spawns for one run: the wrapper, then bwrap, prlimit and env as configured; and
+ * `command`, that argv after the wrapper's own arguments (what a warm spare is sent).
+ */
+export function launchCommand(spec: LaunchSpec): { file: string; args: string[]; command: string[] } {
+  const command = literalCommand(spec.command);
   const clean =
     spec.env === undefined
-      ? [...spec.command]
-      : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...spec.command];
+      ? [...command]
+      : spec.env.exact !== undefined
+        ? [
+            spec.env.path,
+            '-i',
+            '--',
+            ...Object.entries(spec.env.exact).map(([name, value]) => `${name}=${value}`),
+            ...command,
+          ]
+        : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...command];
   const rlimits = rlimitOptions(spec.limits, spec.sandbox !== undefined);
   const limited =
     spec.prlimit === undefined || rlimits.length === 0 ? clean : [spec.prlimit, ...rlimits, '--', ...clean];
@@ -74,8 +110,27 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[] 
     spec.sandbox === undefined ? limited : [spec.sandbox.bwrap, ...spec.sandbox.options, ...limited];
   return {
     file: spec.shell ?? '/bin/sh',
-    args: ['-c', WRAPPER, 'skillgate-run', spec.watchdog ? '5' : '', spec.procsFiles.join('\n'), ...inner],
+    args: [
+      '-c',
+      WRAPPER,
+      'skillgate-run',
+      spec.watchdog ? '5' : '',
+      spec.procsFiles.join('\n'),
+      spec.waitFd === undefined ? '' : String(spec.waitFd),
+      ...inner,
+    ],
+    command: inner,
   };
+}
+
+/**
+ * The command as env must see it: env takes every operand with "=" before its command as an assignment, `--`
+ * or not, so a script whose path holds one (a skill under `/srv/team=a/`) would become a variable and env
+ * would run the caller's first argument as the command. Such a command goes through sh's exec, which takes
+ * its operands literally.
+ */
+function literalCommand(command: readonly string[]): readonly string[] {
+  return command[0]?.includes('=') ? ['/bin/sh', '-c', 'exec "$0" "$@"', ...command] : command;
 }
 
 // prlimit options for the limits; 0 means no limit.

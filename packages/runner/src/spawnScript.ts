@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
@@ -35,31 +35,46 @@ export interface SpawnSpec {
   readonly onProgress?: (progress: RunProgress) => void;
   /** How often onProgress fires; default one second. */
   readonly progressIntervalMs?: number;
+  /**
+   * A warm spare (spareRuns.ts) to run in, instead of spawning `file`: its wrapper is told `spareCommand`
+   * (the working directory, then the argv), and the run's clock starts then.
+   */
+  readonly spare?: { readonly child: ChildProcess; readonly command: Buffer };
 }
 
 const PROGRESS_INTERVAL_MS = 1000;
 // fds 3 and 4 of the child: nothing, so the watchdog's pipe is fd 5.
 const NO_PIPES = ['ignore', 'ignore'] as const;
+/** The descriptor a warm spare waits on for its command (after the watchdog's fd 5). */
+export const SPARE_FD = 6;
 
 /** Spawns a script in its own process group and resolves once it runs; RUNNER_SPAWN_FAILED if it cannot start. */
 export async function spawnScript(spec: SpawnSpec): Promise<RunningScript> {
   // node:child_process rather than execa: a run needs none of execa's extras, and its per-spawn set-up cost
   // about 1.5 ms of the event loop's time per run (docs/sandbox.md, "Cost").
-  const subprocess = spawn(spec.file, spec.args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    shell: false,
-    // Its own process group, so a timeout or cancel reaches every process the script forked.
-    detached: true,
-    // Without input the script reads /dev/null: immediate EOF, never a hang.
-    stdio: [
-      spec.stdin === undefined ? 'ignore' : 'pipe',
-      'pipe',
-      'pipe',
-      ...NO_PIPES,
-      ...(spec.watchdogPipe === undefined ? [] : [spec.watchdogPipe]),
-    ],
-  });
+  const subprocess =
+    spec.spare?.child ??
+    spawn(spec.file, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      shell: false,
+      // Its own process group, so a timeout or cancel reaches every process the script forked.
+      detached: true,
+      // Without input the script reads /dev/null: immediate EOF, never a hang.
+      stdio: [
+        spec.stdin === undefined ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...NO_PIPES,
+        ...(spec.watchdogPipe === undefined ? [] : [spec.watchdogPipe]),
+      ],
+    });
+  if (spec.spare !== undefined) {
+    const wait = subprocess.stdio.at(SPARE_FD);
+    // The spare reads it whole before it runs anything; a spare that died takes the run down with it (exit).
+    wait?.on('error', () => {});
+    if (wait !== null && wait !== undefined && 'end' in wait) wait.end(spec.spare.command);
+  }
   const { pid } = subprocess;
   if (pid === undefined) {
     const failure = await new Promise<NodeJS.ErrnoException>((resolve) => subprocess.once('error', resolve));

@@ -32,19 +32,20 @@ describe('launchCommand', () => {
       ...base,
       procsFiles: ['/sys/fs/cgroup/pids/x/1/cgroup.procs', '/sys/fs/cgroup/memory/x/1/cgroup.procs'],
     });
-    expect(args.slice(2, 5)).toEqual([
+    expect(args.slice(2, 6)).toEqual([
       'skillgate-run',
       '5',
       '/sys/fs/cgroup/pids/x/1/cgroup.procs\n/sys/fs/cgroup/memory/x/1/cgroup.procs',
+      '',
     ]);
-    expect(args.slice(5)).toEqual(base.command);
+    expect(args.slice(6)).toEqual(base.command);
     expect(launchCommand({ ...base, watchdog: false }).args.slice(2, 4)).toEqual(['skillgate-run', '']);
   });
 
   it('sets the limits with prlimit; the process limit only inside the sandbox', () => {
     const limits = { memoryMb: 64, processes: 8, fileBytes: 1024, cpuSeconds: 2 };
     const plain = launchCommand({ ...base, limits }).args;
-    expect(plain.slice(5, plain.indexOf('--') + 1)).toEqual([
+    expect(plain.slice(6, plain.indexOf('--') + 1)).toEqual([
       '/usr/bin/prlimit',
       `--data=${64 * 1024 * 1024}`,
       '--fsize=1024',
@@ -58,14 +59,14 @@ describe('launchCommand', () => {
       sandbox: { bwrap: '/usr/bin/bwrap', options: ['--'] },
     }).args;
     // Outside: the wrapper execs bwrap; inside: prlimit, straight away (no second shell).
-    expect(sandboxed.slice(5, 8)).toEqual(['/usr/bin/bwrap', '--', '/usr/bin/prlimit']);
+    expect(sandboxed.slice(6, 9)).toEqual(['/usr/bin/bwrap', '--', '/usr/bin/prlimit']);
     expect(sandboxed).toContain('--nproc=9');
     expect(plain.some((arg) => arg.startsWith('--nproc'))).toBe(false);
   });
 
   it('skips the limits when prlimit is not installed', () => {
     const { args } = launchCommand({ ...base, prlimit: undefined, limits: { ...NO_LIMITS, memoryMb: 64 } });
-    expect(args.slice(5)).toEqual(base.command);
+    expect(args.slice(6)).toEqual(base.command);
   });
 
   it('takes PWD, and SHLVL unless the run has its own, out of the environment with env, last before the command', () => {
@@ -73,7 +74,7 @@ describe('launchCommand', () => {
     const env = { path: '/usr/bin/env', keepShlvl: false };
     const { file, args } = launchCommand({ ...base, shell: '/usr/bin/bash', sandbox, env });
     expect(file).toBe('/usr/bin/bash');
-    expect(args.slice(5)).toEqual([
+    expect(args.slice(6)).toEqual([
       '/usr/bin/bwrap',
       '--',
       '/usr/bin/env',
@@ -85,6 +86,16 @@ describe('launchCommand', () => {
       ...base.command,
     ]);
     const own = launchCommand({ ...base, env: { ...env, keepShlvl: true } }).args;
-    expect(own.slice(5)).toEqual(['/usr/bin/env', '-u', 'PWD', '--', ...base.command]);
+    expect(own.slice(6)).toEqual(['/usr/bin/env', '-u', 'PWD', '--', ...base.command]);
+  });
+
+  it('a warm spare waits on its descriptor with no command, and its run starts with exactly its environment', () => {
+    const spare = launchCommand({ ...base, command: [], waitFd: 6 });
+    expect(spare.args.slice(3)).toEqual(['5', '', '6']);
+    const { command } = launchCommand({
+      ...base,
+      env: { path: '/usr/bin/env', keepShlvl: false, exact: { LANG: 'C', SKILL_NAME: 'a=b' } },
+    });
+    expect(command).toEqual(['/usr/bin/env', '-i', '--', 'LANG=C', 'SKILL_NAME=a=b', ...base.command]);
   });
 });
