@@ -2,7 +2,7 @@
 // the same load as hotPaths.ts runs, and each sample's function is put in an area — the socket write, node's
 // HTTP and streams, Fastify, each gateway folder, each package, GC — printed as CPU µs per request.
 // Usage: pnpm build && tsx scripts/benchmark/profileHotPaths.ts   (BENCH_PATHS=text selects paths, as in
-// hotPaths.ts; BENCH_SECONDS per profile, default 4). docs/benchmarks.md, "Hot paths: where the CPU goes".
+// hotPaths.ts; BENCH_SECONDS per profile, default 4; BENCH_FUNCTIONS=1 splits the gateway's areas by function). docs/benchmarks.md, "Hot paths: where the CPU goes".
 import { rm } from 'node:fs/promises';
 import { loadOnce, PATHS, SKILL } from './hotPaths.js';
 import { generateSkills, openSessions, rpc, startServer } from './support.js';
@@ -37,8 +37,11 @@ function areaOf({ functionName, url }: ProfileNode['callFrame']): string | undef
   return 'other';
 }
 
-/** Busy samples per area, as shares of all busy samples. */
-function areas(profile: Profile): Map<string, number> {
+/**
+ * Busy samples per area, as shares of all busy samples; with `byFunction`, per function of the gateway and
+ * its packages instead (BENCH_FUNCTIONS=1: which functions an area's time is in).
+ */
+function areas(profile: Profile, byFunction = false): Map<string, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const counts = new Map<string, number>();
   let busy = 0;
@@ -47,7 +50,11 @@ function areas(profile: Profile): Map<string, number> {
     const area = node === undefined ? 'other' : areaOf(node.callFrame);
     if (area === undefined) continue;
     busy += 1;
-    counts.set(area, (counts.get(area) ?? 0) + 1);
+    const key =
+      byFunction && node !== undefined && (area.startsWith('gateway') || area.startsWith('@skillgate'))
+        ? `${area} ${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/dist\//, '')}`
+        : area;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return new Map([...counts].map(([area, n]) => [area, n / busy]));
 }
@@ -76,11 +83,13 @@ try {
     const profile = (await (
       await fetch(`${gateway.url}/__bench/profile/stop`, { method: 'POST' })
     ).json()) as Profile;
-    const shares = [...areas(profile)].sort((a, b) => b[1] - a[1]);
+    const shares = [...areas(profile, process.env.BENCH_FUNCTIONS === '1')].sort((a, b) => b[1] - a[1]);
     process.stdout.write(
       `\n${path.era === 'modern' ? '2026-07-28' : '2025 session'} ${path.label}: ${load.cpuPerRequest.toFixed(1)} µs CPU per request (${load.rps.toFixed(0)} req/s)\n`,
     );
-    for (const [area, share] of shares.filter(([, s]) => s >= 0.01))
+    for (const [area, share] of shares.filter(
+      ([, s]) => s >= (process.env.BENCH_FUNCTIONS === '1' ? 0.002 : 0.01),
+    ))
       process.stdout.write(
         `  ${(share * load.cpuPerRequest).toFixed(1).padStart(5)} µs  ${(share * 100).toFixed(0).padStart(3)} %  ${area}\n`,
       );

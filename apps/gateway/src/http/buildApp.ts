@@ -189,6 +189,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     });
   });
 
+  // Counted on every 2026-07-28 request: bound once (observability/metrics.ts, `counter`).
+  const directRequests = metrics.counter('skillgate_modern_requests_total', { path: 'direct' });
+  const sdkRequests = metrics.counter('skillgate_modern_requests_total', { path: 'sdk' });
+
   /** One MCP request or stream on the endpoint, after the guard admitted it. */
   async function serve(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
     const body = request.body;
@@ -213,13 +217,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
           if (!raw.writableFinished) abort.abort();
         });
       const answer = await options.modern.answer(principal, route.request, abort);
-      metrics.inc('skillgate_modern_requests_total', {
-        path: answer === undefined ? 'sdk' : 'direct',
-      });
+      (answer === undefined ? sdkRequests : directRequests)();
       if (answer === undefined) await options.modern.handle(request.raw, reply.raw, body, principal);
       else writeJsonAnswer(reply.raw, answer);
     } else if (route.era === 'modern') {
-      metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
+      sdkRequests();
       await options.modern.handle(request.raw, reply.raw, body, principal);
     } else await route.session.transport.handleRequest(request.raw, reply.raw, body);
   }

@@ -61,9 +61,13 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
   // else, so it is asked once per envelope instead of three schema guesses and an envelope parse per request.
   // Bounded: cleared when full, so distinct envelopes cost a classification each, never memory.
   const acceptedEnvelopes = new Set<string>();
+  // The envelope accepted last, as a copy of its own: a client's next request is compared with it member by
+  // member, which costs less than writing the request's envelope as JSON to look it up.
+  let lastEnvelope: unknown;
   const accepted = (plain: PlainRequest, envelopeKey: string) => {
     if (acceptedEnvelopes.size >= MAX_ACCEPTED_ENVELOPES) acceptedEnvelopes.clear();
     acceptedEnvelopes.add(envelopeKey);
+    lastEnvelope = envelopeKey === '' ? undefined : JSON.parse(envelopeKey);
     return { era: 'modern-direct' as const, request: plain };
   };
   return async (request, principal, sessionId) => {
@@ -90,6 +94,8 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
     const plain = options.direct
       ? plainRequestOf(body, { era: 'modern', prompts: options.prompts, revisions: MODERN_REVISIONS, header })
       : undefined;
+    if (plain !== undefined && lastEnvelope !== undefined && sameJson(plain.params?._meta, lastEnvelope))
+      return { era: 'modern-direct' as const, request: plain };
     // The envelope as JSON: what the SDK's envelope check depends on.
     const envelopeKey = plain === undefined ? '' : JSON.stringify(plain.params?._meta);
     if (plain !== undefined && acceptedEnvelopes.has(envelopeKey)) return accepted(plain, envelopeKey);
@@ -131,4 +137,28 @@ export function createRequestRouter(options: RequestRouterOptions): RequestRoute
     }
     throw new GatewayError('SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
   };
+}
+
+/**
+ * Whether two parsed JSON values would be written as the same JSON text (members in the same order): the
+ * equality the accepted-envelope memo is keyed by, without writing either. Depth is bounded by the body's
+ * bounds (server.max_json_depth).
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const keysOfA = Object.keys(a);
+  const keysOfB = Object.keys(b);
+  if (keysOfA.length !== keysOfB.length) return false;
+  for (let i = 0; i < keysOfA.length; i++) {
+    const key = keysOfA[i] as string;
+    if (key !== keysOfB[i]) return false;
+    if (!sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }

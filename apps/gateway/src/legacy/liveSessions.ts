@@ -126,6 +126,9 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
     if (record.scopeKey === record.id) jobs.dropOwner(record.id);
   };
 
+  // Counted on every session request: bound once (observability/metrics.ts, `counter`).
+  const directRequests = metrics.counter('skillgate_session_requests_total', { path: 'direct' });
+  const sdkRequests = metrics.counter('skillgate_session_requests_total', { path: 'sdk' });
   const build = async (record: SessionRecord, principal: Principal): Promise<LiveSession> => {
     const audience: Audience = {
       era: 'legacy',
@@ -167,7 +170,7 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
       });
       transport.direct = (message, ctx) => {
         const answer = direct(message, ctx);
-        metrics.inc('skillgate_session_requests_total', { path: answer === undefined ? 'sdk' : 'direct' });
+        (answer === undefined ? sdkRequests : directRequests)();
         return answer;
       };
     }

@@ -32,6 +32,11 @@ const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300
 export interface Metrics {
   /** Adds 1 (or n) to a counter series. */
   inc(name: CounterName, labels?: Labels, n?: number): void;
+  /**
+   * One counter series, found once: the function adds 1 (or n) to it without a label object or a walk per
+   * call (for series a hot path counts on every request). The series appears at its first count, as with inc.
+   */
+  counter(name: CounterName, labels?: Labels): (n?: number) => void;
   /** Records a script duration in seconds. */
   observeScriptDuration(seconds: number, labels: Labels): void;
   /** Counts one upstream call by upstream and outcome, with its duration (docs/upstreams.md). */
@@ -352,7 +357,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }
     return next;
   };
-  const inc: Metrics['inc'] = (name, labels, n = 1) => {
+  /** The end of a series' walk (made on first use), or undefined past MAX_LABELLED_CHILDREN. */
+  const seriesOf = (name: CounterName, labels: Labels | undefined): CountPath | undefined => {
     let node = roots.get(name);
     if (node === undefined) {
       node = { next: new Map() };
@@ -373,10 +379,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const label in labels) {
         const byValue: CountPath | undefined = step(node, label);
         const next = byValue === undefined ? undefined : step(byValue, labels[label] as string);
-        if (next === undefined) return;
+        if (next === undefined) return undefined;
         node = next;
       }
     }
+    return node;
+  };
+  const add = (node: CountPath, name: CounterName, labels: Labels | undefined, n: number): void => {
     if (node.count !== undefined) {
       node.count.value += n;
       return;
@@ -384,8 +393,22 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     node.count = { name, labels: { ...labels }, value: n };
     counts.push(node.count);
   };
+  const inc: Metrics['inc'] = (name, labels, n = 1) => {
+    const node = seriesOf(name, labels);
+    if (node !== undefined) add(node, name, labels, n);
+  };
+  const counter: Metrics['counter'] = (name, labels) => {
+    const fixed = { ...labels };
+    // Walked at the first count, not at binding: a series appears on /metrics once it has a value.
+    let node: CountPath | undefined;
+    return (n = 1) => {
+      node ??= seriesOf(name, fixed);
+      if (node !== undefined) add(node, name, fixed, n);
+    };
+  };
   return {
     inc,
+    counter,
     observeScriptDuration(seconds, labels) {
       if (durations.histogram === undefined) {
         durations.histogram = new Histogram({

@@ -11,7 +11,7 @@ export type UsageMark =
 /** Options of createUsageCounter. */
 export interface UsageCounterOptions {
   readonly store: UsageStore;
-  readonly metrics: Pick<Metrics, 'inc'>;
+  readonly metrics: Pick<Metrics, 'inc' | 'counter'>;
   /** observability.keep_queries: keep the text of zero-result searches (else only their count). */
   readonly keepQueries: boolean;
   /** Configured secret values, cut from a kept query. */
@@ -36,6 +36,12 @@ export interface UsageCounter {
   close(): Promise<void>;
 }
 
+/** One (event, skill) pair: its metrics series, and this replica's unflushed counts by principal. */
+interface SkillUsage {
+  readonly count: () => void;
+  byPrincipal: Map<string, { -readonly [K in keyof UsageCount]: UsageCount[K] }>;
+}
+
 const DEFAULT_FLUSH_MS = 1000;
 const MAX_PENDING_QUERIES = 100;
 
@@ -45,31 +51,55 @@ const MAX_PENDING_QUERIES = 100;
  * texts by the store's cap, so a failed flush that keeps its counts cannot grow without bound either.
  */
 export function createUsageCounter(options: UsageCounterOptions): UsageCounter {
-  // Mutable entries: a repeat call adds to its entry in place (no allocation on the call path).
-  let counts = new Map<string, { -readonly [K in keyof UsageCount]: UsageCount[K] }>();
+  // Counts per event, then skill, then principal: the strings are the catalog's and the principals' own, whose
+  // hashes V8 keeps, so a call builds no key. Each (event, skill) keeps its metrics series bound, so a call
+  // also builds no label object. Entries are mutable: a repeat call adds to its entry in place.
+  const tree = new Map<UsageEvent, Map<string, SkillUsage>>();
   let queries = new Map<string, number>();
   let emptySearches = 0;
   let flushing: Promise<void> | undefined;
+  const usageOf = (skill: string, event: UsageEvent): SkillUsage => {
+    let bySkill = tree.get(event);
+    if (bySkill === undefined) {
+      bySkill = new Map();
+      tree.set(event, bySkill);
+    }
+    let usage = bySkill.get(skill);
+    if (usage === undefined) {
+      usage = {
+        count: options.metrics.counter('skillgate_skill_usage_total', { skill, event }),
+        byPrincipal: new Map(),
+      };
+      bySkill.set(skill, usage);
+    }
+    return usage;
+  };
   const take = (): UsageFigures => {
-    const batch = {
-      counts: [...counts.values()],
-      emptySearches,
-      queries: [...queries].map(([text, n]) => ({ text, n })),
-    };
-    counts = new Map();
+    const counts: UsageCount[] = [];
+    for (const bySkill of tree.values())
+      for (const [skill, usage] of bySkill) {
+        // Unused since the last flush: dropped, so skills of earlier catalogs are not held (a later call
+        // binds its series again, one walk).
+        if (usage.byPrincipal.size === 0) {
+          bySkill.delete(skill);
+          continue;
+        }
+        counts.push(...usage.byPrincipal.values());
+        usage.byPrincipal = new Map();
+      }
+    const batch = { counts, emptySearches, queries: [...queries].map(([text, n]) => ({ text, n })) };
     queries = new Map();
     emptySearches = 0;
     return batch;
   };
   const putBack = (batch: UsageFigures): void => {
-    for (const c of batch.counts) add(c.principal, c.skill, c.event, c.n);
+    for (const c of batch.counts) add(usageOf(c.skill, c.event), c.principal, c.skill, c.event, c.n);
     emptySearches += batch.emptySearches;
     for (const q of batch.queries) queries.set(q.text, (queries.get(q.text) ?? 0) + q.n);
   };
-  const add = (principal: string, skill: string, event: UsageEvent, n: number): void => {
-    const key = `${event}\t${skill}\t${principal}`;
-    const held = counts.get(key);
-    if (held === undefined) counts.set(key, { skill, principal, event, n });
+  const add = (usage: SkillUsage, principal: string, skill: string, event: UsageEvent, n: number): void => {
+    const held = usage.byPrincipal.get(principal);
+    if (held === undefined) usage.byPrincipal.set(principal, { skill, principal, event, n });
     else held.n += n;
   };
   const flush = async (): Promise<void> => {
@@ -105,8 +135,9 @@ export function createUsageCounter(options: UsageCounterOptions): UsageCounter {
         queries.set(text, (queries.get(text) ?? 0) + 1);
         return;
       }
-      add(principal, mark.skill, mark.event, 1);
-      options.metrics.inc('skillgate_skill_usage_total', { skill: mark.skill, event: mark.event });
+      const usage = usageOf(mark.skill, mark.event);
+      add(usage, principal, mark.skill, mark.event, 1);
+      usage.count();
     },
     flush,
     async totals() {

@@ -1,8 +1,15 @@
 import { createIdleMap } from './createIdleMap.js';
 import { SessionError } from './sessionError.js';
-import type { MemorySessionStoreOptions, SessionRecord, SessionStore, UnlockLimit } from './types.js';
+import type {
+  MemorySessionStoreOptions,
+  SessionRecord,
+  SessionStore,
+  UnlockLimit,
+  UnlockOutcome,
+} from './types.js';
 
 const EMPTY: ReadonlySet<string> = new Set();
+const UNCHANGED: UnlockOutcome = Object.freeze({ added: false, dropped: Object.freeze([]) });
 
 /**
  * In-memory SessionStore: sessions and unlock sets in idle-expiring maps; unlocks per scope key.
@@ -88,7 +95,9 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       // A Set iterates in insertion order: re-adding moves the skill to the end, the most recently used.
       const added = !set.delete(skill);
       set.add(skill);
-      return { added, dropped: limit === undefined ? [] : dropLeastRecent(set, skill, limit) };
+      if (limit !== undefined) return { added, dropped: dropLeastRecent(set, skill, limit) };
+      // A repeated get_info of a skill already unlocked: one shared answer, nothing allocated.
+      return added ? { added, dropped: [] } : UNCHANGED;
     },
     async use(scopeKey, skill) {
       const set = unlocks.get(scopeKey);

@@ -33,6 +33,22 @@ describe('metrics exposition (prom-client)', () => {
     expect(text).not.toContain('skillgate_catalog_reloads_total');
   });
 
+  it('counts a bound counter into the same series as inc, shown only from its first count', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const direct = metrics.counter('skillgate_modern_requests_total', { path: 'direct' });
+    metrics.counter('skillgate_session_requests_total', { path: 'sdk' });
+    expect(await metrics.render(GAUGES)).not.toContain('skillgate_modern_requests_total');
+    direct();
+    direct(2);
+    metrics.inc('skillgate_modern_requests_total', { path: 'direct' });
+    metrics.inc('skillgate_modern_requests_total', { path: 'sdk' });
+    const text = await metrics.render(GAUGES);
+    expect(text).toContain('skillgate_modern_requests_total{path="direct"} 4\n');
+    expect(text).toContain('skillgate_modern_requests_total{path="sdk"} 1\n');
+    // Bound but never counted: no series.
+    expect(text).not.toContain('skillgate_session_requests_total');
+  });
+
   it('exports process metrics unless turned off', async () => {
     expect(await createMetrics().render(GAUGES)).toContain('process_cpu_seconds_total');
     expect(await createMetrics({ processMetrics: false }).render(GAUGES)).not.toContain('process_cpu');
