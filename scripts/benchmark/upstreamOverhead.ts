@@ -76,6 +76,8 @@ export interface CompareOptions {
   /** The process whose CPU each call is charged with (the gateway), unless `pids` names another for a way. */
   readonly gatewayPid: number;
   readonly pids?: Readonly<Record<string, number>>;
+  /** Calls of each way before measuring (default 50). */
+  readonly warmup?: number;
 }
 
 /** Latency (one call at a time) and throughput (`concurrency` in flight) of each way, in alternation. */
@@ -87,7 +89,7 @@ export async function compare(
   // Per way: calls in the throughput windows and their seconds; all measured calls and the gateway's CPU.
   const tally: Record<string, { windowCalls: number; seconds: number; calls: number; cpuMs: number }> = {};
   for (const [name, call] of Object.entries(ways)) {
-    for (let i = 0; i < 50; i++) await call();
+    for (let i = 0; i < (options.warmup ?? 50); i++) await call();
     latencies[name] = [];
     tally[name] = { windowCalls: 0, seconds: 0, calls: 0, cpuMs: 0 };
   }

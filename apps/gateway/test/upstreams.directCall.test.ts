@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 import { type HttpTestUpstream, startHttpUpstream } from './helpers/testUpstream.js';
@@ -105,4 +106,28 @@ describe('tools/call of HTTP upstreams on the direct path', () => {
       }
     });
   }
+
+  it('a 2025 session the upstream forgot (404) takes the upstream down and back; the next call is served', async () => {
+    const http = await startHttpUpstream(['--era', 'legacy']);
+    servers.push(http);
+    const gw = await startTestGateway({ upstreams: [{ id: 'remote', url: http.url }] });
+    gateways.push(gw);
+    const caller = await connectClient(gw.url);
+    try {
+      await caller.client.callTool({ name: 'skill_remote_get_info', arguments: {} });
+      const call = (tool: string, args: Record<string, unknown> = {}) =>
+        caller.client.callTool({ name: `skill_remote_call_${tool}`, arguments: args });
+      expect(textOf(await call('forget_sessions'))).toBe('forgotten');
+      const lost = await call('echo', { text: 'after' });
+      expect(lost.structuredContent).toMatchObject({ reason: 'UPSTREAM_UNAVAILABLE' });
+      expect(textOf(lost)).toContain('404');
+      await waitFor(() => gw.gateway.upstreams.snapshots()[0]?.state === 'ready', {
+        what: 'the upstream reconnected',
+        timeoutMs: 30_000,
+      });
+      expect(textOf(await call('echo', { text: 'again' }))).toBe('again');
+    } finally {
+      await caller.close();
+    }
+  });
 });

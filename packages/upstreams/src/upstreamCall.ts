@@ -4,6 +4,7 @@ import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
 import { withCallSignal } from './callScope.js';
 import { describeError } from './describeError.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
+import type { OversizeGuard } from './oversizeGuard.js';
 import type { ProgressRelay } from './progressRelay.js';
 import type {
   DirectToolAnswer,
@@ -26,6 +27,8 @@ export interface UpstreamCallContext {
   /** The upstream's call slots: max_concurrent, a per-principal share of them, a bounded queue. */
   readonly slots: SlotPool;
   readonly progress: ProgressRelay;
+  /** Callers that keep getting answers over max_result_bytes from a tool are refused it for a while. */
+  readonly oversize: OversizeGuard;
   /** This call saw the connection go away: the upstream goes down and is retried. */
   readonly lost: (reason: string) => void;
 }
@@ -53,6 +56,28 @@ export async function callUpstreamTool(
   if (!status.exposes(tool)) {
     return { ok: false, reason: 'UPSTREAM_ERROR', message: `upstream ${definition.id} has no tool ${tool}` };
   }
+  const principal = request.principal ?? '';
+  const refusedMs = context.oversize.refusedFor(principal, tool);
+  if (refusedMs > 0) {
+    return {
+      ok: false,
+      reason: 'RESULT_TOO_LARGE',
+      message: `calls of ${definition.id}/${tool} are refused to this caller for ${Math.ceil(refusedMs / 1000)} s more: its last answers were over max_result_bytes ${definition.maxResultBytes}`,
+    };
+  }
+  const outcome = await sendCall(context, request);
+  if (!outcome.ok && outcome.reason === 'RESULT_TOO_LARGE') context.oversize.struck(principal, tool);
+  return outcome;
+}
+
+// The call once admitted: a slot, then the upstream.
+async function sendCall(
+  context: UpstreamCallContext,
+  request: UpstreamCallRequest,
+): Promise<UpstreamCallResult> {
+  const { definition, client } = context;
+  const { tool } = request;
+  if (client === undefined) return unavailable(`upstream ${definition.id} is down`);
   const deadline = Date.now() + definition.timeoutSeconds * 1000;
   let release: () => void;
   try {

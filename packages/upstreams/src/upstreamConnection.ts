@@ -13,6 +13,7 @@ import { createExposedTools } from './exposedTools.js';
 import { createHttpToolCaller } from './httpToolCall.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
 import { createNodeFetch, type NodeFetch } from './nodeFetch.js';
+import { createOversizeGuard } from './oversizeGuard.js';
 import { createProgressRelay } from './progressRelay.js';
 import { createRetrySchedule } from './retrySchedule.js';
 import { createStdioToolCaller } from './stdioToolCall.js';
@@ -56,6 +57,9 @@ const MAX_QUEUED_CALLS = 1024;
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 // Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
 const CALL_ENVELOPE_BYTES = 64 * 1024;
+// Three answers over max_result_bytes from one tool to one principal within a minute: that principal's calls
+// of the tool are refused for 30 s (docs/limits.md, "Answers of a call").
+const OVERSIZE_REFUSAL = { strikes: 3, windowMs: 60_000, refuseMs: 30_000, maxEntries: 10_000 } as const;
 // A call's event stream carries its answer and notifications (progress): a few answers' worth in all.
 const STREAM_ANSWERS = 4;
 // An upstream that changes its list continuously is listed again at most this often: each relisting parses
@@ -89,6 +93,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     },
   });
   const status = createUpstreamStatus({ definition, changed: options.changed });
+  const oversize = createOversizeGuard(OVERSIZE_REFUSAL);
   const progress = createProgressRelay({
     handlerFailed: (error) => log('warn', 'progress handler failed', { error: describeError(error) }),
   });
@@ -272,6 +277,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           direct: sdkOnly.has(tool) ? undefined : direct,
           slots,
           progress,
+          oversize,
           lost: (reason) => fail(gen, reason),
         },
         { ...callOptions, tool, args },
