@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HOSTILE_PROCESS_UPSTREAM, HOSTILE_UPSTREAM, startHttpFixture } from '@skillgate/testkit';
 import type {
   BatchOptions,
   HostileAnswersOptions,
@@ -31,26 +32,9 @@ const RATE = Number(process.env.BENCH_ATTACK_RATE ?? 50);
 const HEALTHY_TOKEN = 'bench-healthy-token-0123456789';
 const ATTACKER_TOKEN = 'bench-attacker-token-0123456789';
 const ACCEPT = 'application/json, text/event-stream';
-const HOSTILE_UPSTREAM = join(REPO, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
-// The upstream whose answers attack (packages/upstreams/test/fixtures): ReDoS outputSchema, endless SSE event.
-const HOSTILE_ANSWERS = join(REPO, 'packages/upstreams/test/fixtures/hostileUpstream.mjs');
 
-/** Starts the answering attacker upstream over HTTP; resolves with its URL and its stop. */
-async function startAnsweringUpstream(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [HOSTILE_ANSWERS, '--http', '--name', 'evil'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`answering upstream exited with ${code}`)));
-  });
-  return { url, stop: () => child.kill('SIGKILL') };
-}
+/** Starts the answering attacker upstream (ReDoS outputSchema, endless SSE event) over HTTP. */
+const startAnsweringUpstream = () => startHttpFixture(HOSTILE_UPSTREAM, { args: ['--name', 'evil'] });
 const UPSTREAM_ONLY = process.env.BENCH_ATTACK_ONLY === 'upstream';
 
 /**
@@ -381,8 +365,8 @@ async function main(): Promise<void> {
   const answering = await startAnsweringUpstream();
   const upstreamGateway = await startGateway('off', undefined, [
     'upstreams:',
-    `  - { id: shared, command: ${JSON.stringify([process.execPath, HOSTILE_UPSTREAM, 'spy'])}, timeout_seconds: 600 }`,
-    `  - { id: churn, command: ${JSON.stringify([process.execPath, HOSTILE_UPSTREAM, 'churn', '--every', '120', '--clashes', '300', '--while-file', churnFlag])}, sandbox: { read: [${JSON.stringify(churnDir)}] } }`,
+    `  - { id: shared, command: ${JSON.stringify([process.execPath, HOSTILE_PROCESS_UPSTREAM, 'spy'])}, timeout_seconds: 600 }`,
+    `  - { id: churn, command: ${JSON.stringify([process.execPath, HOSTILE_PROCESS_UPSTREAM, 'churn', '--every', '120', '--clashes', '300', '--while-file', churnFlag])}, sandbox: { read: [${JSON.stringify(churnDir)}] } }`,
     `  - { id: evil, url: ${JSON.stringify(answering.url)} }`,
   ]);
   const phases = new Map<string, Samples>();
@@ -523,7 +507,7 @@ async function main(): Promise<void> {
     await limited.stop();
     await unlimited.stop();
     await upstreamGateway.stop();
-    answering.stop();
+    await answering.stop();
     await rm(watched, { recursive: true, force: true });
     await rm(churnDir, { recursive: true, force: true });
   }

@@ -4,8 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startHttpUpstream, TEST_UPSTREAM } from '@skillgate/testkit';
 import { openSessions, rpc, serverMemory, startServer } from './support.js';
-import { startHttpUpstream, TEST_UPSTREAM } from './upstreamOverhead.js';
 
 /** What the memory rows print. */
 export interface UpstreamMemoryResult {

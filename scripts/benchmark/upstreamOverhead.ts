@@ -2,20 +2,14 @@
 // test upstream) called directly and through skillgate with the same client library (the v2 SDK client) in
 // the same protocol era, over streamable HTTP and over stdio. The ways are measured in alternation (rounds),
 // so load from elsewhere on the machine falls on all of them alike.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { startHttpUpstream, TEST_UPSTREAM } from '@skillgate/testkit';
 import { percentile, startServer } from './support.js';
-
-/** The test upstream (packages/upstreams/test/fixtures/testUpstream.mjs). */
-export const TEST_UPSTREAM = join(
-  import.meta.dirname,
-  '../../packages/upstreams/test/fixtures/testUpstream.mjs',
-);
 
 /** Latency and throughput of one way of calling the tool. */
 export interface CallFigures {
@@ -37,25 +31,6 @@ export interface UpstreamOverheadResult {
   };
   readonly stdio: { readonly direct: CallFigures; readonly gateway: CallFigures };
   readonly concurrency: number;
-}
-
-/** Starts the test upstream over streamable HTTP; its URL and how to stop it. */
-export async function startHttpUpstream(
-  args: readonly string[] = [],
-): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [TEST_UPSTREAM, '--http', ...args], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`test upstream exited with ${code}`)));
-  });
-  return { url, stop: () => child.kill('SIGKILL') };
 }
 
 /** One call of a measured way. */

@@ -10,8 +10,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { TEST_UPSTREAM } from '@skillgate/testkit';
 import { startServer } from './support.js';
-import { type Call, type CallFigures, compare, TEST_UPSTREAM } from './upstreamOverhead.js';
+import { type Call, type CallFigures, compare } from './upstreamOverhead.js';
 
 /** The peers, by the name their rows use. */
 const PEERS = ['supergateway', 'mcp-proxy'] as const;

@@ -129,7 +129,7 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     'reported',
   );
   options.note(
-    'Upstream overhead: echo of the test upstream (packages/upstreams/test/fixtures/testUpstream.mjs), called with the same v2 SDK client directly and through skillgate, in alternation (3 rounds). HTTP: 2026-07-28 on both hops (through skillgate by call_skill_tool), and a 2025-era session for comparison; stdio: 2025 era on both hops (stdio servers open with initialize).',
+    'Upstream overhead: echo of the test upstream (packages/testkit/fixtures/upstreams/testUpstream.mjs), called with the same v2 SDK client directly and through skillgate, in alternation (3 rounds). HTTP: 2026-07-28 on both hops (through skillgate by call_skill_tool), and a 2025-era session for comparison; stdio: 2025 era on both hops (stdio servers open with initialize).',
   );
   return result;
 }

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import { TERMINAL_INJECTION_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
+import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
 
-const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/terminalInjectionUpstream.mjs');
+const HOSTILE = TERMINAL_INJECTION_UPSTREAM;
 // The SGR colour sequences pino-pretty writes itself (when colours are on) are the only ESC allowed.
 const COLOURS = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, 'g');
 

@@ -1,7 +1,6 @@
-import { waitFor } from '@skillgate/testkit';
+import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
-import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
 import { connectV2 } from './helpers/v2Client.js';
 
 const gateways: TestGateway[] = [];

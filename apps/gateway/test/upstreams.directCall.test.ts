@@ -1,8 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { waitFor } from '@skillgate/testkit';
+import { type HttpTestUpstream, startHttpUpstream, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
-import { type HttpTestUpstream, startHttpUpstream } from './helpers/testUpstream.js';
 
 // HTTP upstreams' tools/call skips the SDK client (packages/upstreams/src/httpToolCall.ts): one POST with the
 // session's headers, read by the gateway's own bounded parser. The upstream must not see a difference: the

@@ -3,12 +3,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { waitFor } from '@skillgate/testkit';
+import { TEST_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectClient,
   EXAMPLES_ROOT,
-  REPO_ROOT,
   startTestGateway,
   type TestGateway,
   textOf,
@@ -21,7 +20,7 @@ const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const MEMORY = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
 // Our own test upstream (packages/upstreams) for what the reference servers cannot do on demand.
-const PROBE = join(REPO_ROOT, 'packages/upstreams/test/fixtures/testUpstream.mjs');
+const PROBE = TEST_UPSTREAM;
 
 /** The call tool of everything's `trigger-long-running-operation`: 54 chars in full, so shortened. */
 const LONG_RUNNING = 'skill_everything_call_running-operation_0b2653';

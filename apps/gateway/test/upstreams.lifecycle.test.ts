@@ -2,12 +2,17 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream,
+  isProcessAlive as isAlive,
+  startHttpUpstream,
+  TEST_UPSTREAM,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliArgs } from './helpers/cliCommand.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import { REPO_ROOT, startTestGateway, type TestGateway } from './helpers/testGateway.js';
-import { type HttpTestUpstream, isAlive, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
 
 let work: string;
 beforeAll(async () => {

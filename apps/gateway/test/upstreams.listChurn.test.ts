@@ -1,18 +1,11 @@
-import { join } from 'node:path';
 import { parseConfig } from '@skillgate/config';
-import { createTempSkills, waitFor } from '@skillgate/testkit';
+import { createTempSkills, HOSTILE_PROCESS_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogSettings } from '../src/compose/catalogSettings.js';
 import { createCatalogSource } from '../src/core/catalogSource.js';
-import {
-  connectClient,
-  REPO_ROOT,
-  startTestGateway,
-  type TestGateway,
-  textOf,
-} from './helpers/testGateway.js';
+import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 
-const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
+const HOSTILE = HOSTILE_PROCESS_UPSTREAM;
 const CLASHES = 300;
 
 const gateways: TestGateway[] = [];

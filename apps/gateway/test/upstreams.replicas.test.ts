@@ -1,9 +1,14 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream,
+  type RedisServer,
+  startHttpUpstream,
+  startRedisServer,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesOf, openSession, post } from './helpers/rawHttp.js';
 import { counter, type ReplicaCluster, startReplicaCluster } from './helpers/replicaCluster.js';
-import { type HttpTestUpstream, startHttpUpstream } from './helpers/testUpstream.js';
 import { connectV2, type V2TestClient } from './helpers/v2Client.js';
 
 // Upstream calls across two replicas sharing one real redis-server. Each replica holds its own connection

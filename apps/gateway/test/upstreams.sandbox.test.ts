@@ -3,14 +3,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import { HOSTILE_PROCESS_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedProcess, serveProcess } from './helpers/serveProcess.js';
-import { connectClient, EXAMPLES_ROOT, REPO_ROOT, textOf } from './helpers/testGateway.js';
+import { connectClient, EXAMPLES_ROOT, textOf } from './helpers/testGateway.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
+const HOSTILE = HOSTILE_PROCESS_UPSTREAM;
 const ALICE = 'alice-token-0123456789-abcdefghij';
 const BOB = 'bob-token-0123456789-abcdefghijkl';
 const OTHER_KEY = 'other-upstream-credential-5f1e2d3c';

@@ -1,15 +1,8 @@
-import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import { HOSTILE_PROCESS_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  connectClient,
-  REPO_ROOT,
-  startTestGateway,
-  type TestGateway,
-  textOf,
-} from './helpers/testGateway.js';
+import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 
-const HOSTILE = join(REPO_ROOT, 'apps/gateway/test/fixtures/upstreams/hostileProcessUpstream.mjs');
+const HOSTILE = HOSTILE_PROCESS_UPSTREAM;
 const ALICE = 'alice-token-0123456789-abcdefghij';
 const BOB = 'bob-token-0123456789-abcdefghijkl';
 

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { waitFor } from '@skillgate/testkit';
+import { type HttpTestUpstream, startHttpUpstream, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
-import { type HttpTestUpstream, startHttpUpstream } from './helpers/testUpstream.js';
 
 const gateways: TestGateway[] = [];
 const servers: HttpTestUpstream[] = [];

@@ -16,4 +16,15 @@ export {
   writeRegistrySkills,
 } from './registrySkills.js';
 export { createTempSkills, skillMd, type TempSkills } from './tempSkills.js';
+export {
+  HOSTILE_PROCESS_UPSTREAM,
+  HOSTILE_UPSTREAM,
+  type HttpTestUpstream,
+  isProcessAlive,
+  startHostileUpstream,
+  startHttpFixture,
+  startHttpUpstream,
+  TERMINAL_INJECTION_UPSTREAM,
+  TEST_UPSTREAM,
+} from './upstreams.js';
 export { waitFor } from './waitFor.js';

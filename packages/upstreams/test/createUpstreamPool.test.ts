@@ -1,5 +1,11 @@
 import { spawn } from 'node:child_process';
-import { waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream,
+  isProcessAlive as isAlive,
+  startHttpUpstream,
+  TEST_UPSTREAM,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createUpstreamPool,
@@ -7,7 +13,6 @@ import {
   type UpstreamPool,
   type UpstreamPoolOptions,
 } from '../src/index.js';
-import { type HttpTestUpstream, isAlive, startHttpUpstream, TEST_UPSTREAM } from './helpers/testUpstream.js';
 
 const pools: UpstreamPool[] = [];
 const servers: HttpTestUpstream[] = [];

@@ -1,11 +1,10 @@
 import { parseConfig } from '@skillgate/config';
-import { waitFor } from '@skillgate/testkit';
+import { TEST_UPSTREAM, waitFor } from '@skillgate/testkit';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
-import { TEST_UPSTREAM } from '../helpers/testUpstream.js';
 
 // Every kind of tool call, on both eras' direct paths, against the SDK's own path: a successful script run,
 // an async job started, polled and cancelled, a call of an upstream MCP tool (namespaced and through the

@@ -4,7 +4,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream,
+  type RedisServer,
+  startHttpUpstream,
+  startRedisServer,
+  TEST_UPSTREAM,
+  waitFor,
+} from '@skillgate/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliArgs } from '../helpers/cliCommand.js';
@@ -15,7 +22,6 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../helpers/testGateway.js';
-import { type HttpTestUpstream, startHttpUpstream, TEST_UPSTREAM } from '../helpers/testUpstream.js';
 
 const run = promisify(execFile);
 

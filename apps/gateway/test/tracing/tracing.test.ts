@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { startRedisServer, waitFor } from '@skillgate/testkit';
+import { type HttpTestUpstream, startHttpUpstream, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlpReceiver.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
-import { type HttpTestUpstream, startHttpUpstream } from '../helpers/testUpstream.js';
 import { connectV2 } from '../helpers/v2Client.js';
 
 const TOKEN = 'agent-token-7c1e0f9a2b3d';

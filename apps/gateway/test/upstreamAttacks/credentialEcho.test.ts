@@ -1,10 +1,10 @@
-import { waitFor } from '@skillgate/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   HOSTILE_UPSTREAM,
-  type HostileUpstreamProcess,
+  type HttpTestUpstream as HostileUpstreamProcess,
   startHostileUpstream,
-} from '../helpers/hostileUpstream.js';
+  waitFor,
+} from '@skillgate/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from '../helpers/testGateway.js';
 import { connectV2 } from '../helpers/v2Client.js';
 

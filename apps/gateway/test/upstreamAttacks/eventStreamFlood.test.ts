@@ -1,8 +1,11 @@
-import { waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream as HostileUpstreamProcess,
+  startHostileUpstream,
+  TEST_UPSTREAM,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileUpstreamProcess, startHostileUpstream } from '../helpers/hostileUpstream.js';
 import { connectClient, startTestGateway, type TestGateway, textOf } from '../helpers/testGateway.js';
-import { TEST_UPSTREAM } from '../helpers/testUpstream.js';
 
 // An HTTP upstream answers a call with an event stream that never ends: one endless event (the SDK's
 // parser kept it whole: 565 MB for one call), or endless comment lines (no event, no end). And a

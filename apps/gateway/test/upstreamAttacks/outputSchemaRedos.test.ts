@@ -1,9 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { waitFor } from '@skillgate/testkit';
+import { HOSTILE_UPSTREAM, TEST_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_UPSTREAM } from '../helpers/hostileUpstream.js';
 import { connectClient, startTestGateway, type TestGateway, textOf } from '../helpers/testGateway.js';
-import { TEST_UPSTREAM } from '../helpers/testUpstream.js';
 
 // An upstream lists a tool whose outputSchema has the pattern `^(a+)+$` and answers `a…a!`: validating it
 // with a backtracking engine takes time exponential in the length (26 characters took 9.4 s, 34 froze the

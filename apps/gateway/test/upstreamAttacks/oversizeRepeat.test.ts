@@ -1,6 +1,9 @@
-import { waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream as HostileUpstreamProcess,
+  startHostileUpstream,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileUpstreamProcess, startHostileUpstream } from '../helpers/hostileUpstream.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
 // A caller that calls a tool answering an endless event in a loop: each call costs the gateway reading up to

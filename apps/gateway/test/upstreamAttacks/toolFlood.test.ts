@@ -3,9 +3,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from '@skillgate/testkit';
+import {
+  type HttpTestUpstream as HostileUpstreamProcess,
+  startHostileUpstream,
+  TEST_UPSTREAM,
+  waitFor,
+} from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileUpstreamProcess, startHostileUpstream } from '../helpers/hostileUpstream.js';
 import {
   connectClient,
   EXAMPLES_ROOT,
@@ -14,7 +18,6 @@ import {
   type TestGateway,
   textOf,
 } from '../helpers/testGateway.js';
-import { TEST_UPSTREAM } from '../helpers/testUpstream.js';
 
 // An upstream lists 1,000 tools with large schemas and descriptions (30 MB of get_info in the attack, a
 // 2025 tools/list that failed outright, 744 MB peak), or a few tools with one huge schema each.

@@ -1,9 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import { HOSTILE_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_UPSTREAM } from '../helpers/hostileUpstream.js';
 import { connectClient, startTestGateway, type TestGateway, textOf } from '../helpers/testGateway.js';
 import { connectV2 } from '../helpers/v2Client.js';
 
