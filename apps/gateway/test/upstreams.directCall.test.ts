@@ -3,7 +3,7 @@ import { type HttpTestUpstream, startHttpUpstream, waitFor } from '@skillgate/te
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway, textOf } from './helpers/testGateway.js';
 
-// HTTP upstreams' tools/call skips the SDK client (packages/upstreams/src/httpToolCall.ts): one POST with the
+// HTTP upstreams' tools/call skips the SDK client (packages/upstreams/src/calls/httpToolCall.ts): one POST with the
 // session's headers, read by the gateway's own bounded parser. The upstream must not see a difference: the
 // same headers and the same `_meta` envelope as the SDK client sends, in both eras, and the same answers.
 const gateways: TestGateway[] = [];

@@ -1,8 +1,8 @@
 import type { ProcessGuard } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
-import { createSecretScrubber } from './secretScrubber.js';
+import { createSecretScrubber } from './calls/secretScrubber.js';
+import type { UpstreamConnection } from './connection/upstreamConnection.js';
 import type { UpstreamDefinition, UpstreamPool, UpstreamPoolOptions } from './types.js';
-import type { UpstreamConnection } from './upstreamConnection.js';
 
 /**
  * The gateway's connections to its upstream MCP servers (docs/upstreams.md). Nothing connects before
@@ -43,7 +43,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   };
   const startAll = async (): Promise<void> => {
     if (options.upstreams.length === 0) return;
-    const { createUpstreamConnection } = await import('./upstreamConnection.js');
+    const { createUpstreamConnection } = await import('./connection/upstreamConnection.js');
     if (closed) return;
     for (const definition of options.upstreams) {
       connections.set(

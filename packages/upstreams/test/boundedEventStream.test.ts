@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { ANSWER_TOO_LARGE_CODE, createBoundedEventStream } from '../src/boundedEventStream.js';
+import { ANSWER_TOO_LARGE_CODE, createBoundedEventStream } from '../src/wire/boundedEventStream.js';
 
 async function through(chunks: readonly string[], maxEventBytes: number, maxStreamBytes?: number) {
   const cuts: string[] = [];

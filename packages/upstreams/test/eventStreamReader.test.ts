@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEventStreamReader, type StreamEvent } from '../src/eventStreamReader.js';
+import { createEventStreamReader, type StreamEvent } from '../src/wire/eventStreamReader.js';
 
 function read(chunks: readonly string[], maxEventBytes = 1000, maxStreamBytes = 100_000) {
   const events: StreamEvent[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLineReader } from '../src/lineReader.js';
+import { createLineReader } from '../src/wire/lineReader.js';
 
 function linesOf(chunks: readonly string[], maxLineBytes = 100) {
   const lines: string[] = [];

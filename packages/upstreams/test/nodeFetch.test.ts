@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeFetch, type NodeFetch } from '../src/nodeFetch.js';
 import { UpstreamsError } from '../src/upstreamsError.js';
+import { createNodeFetch, type NodeFetch } from '../src/wire/nodeFetch.js';
 
 const servers: Server[] = [];
 const fetches: NodeFetch[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createOversizeGuard } from '../src/oversizeGuard.js';
+import { createOversizeGuard } from '../src/calls/oversizeGuard.js';
 
 function guard(maxEntries = 100) {
   let now = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretScrubber } from '../src/secretScrubber.js';
+import { createSecretScrubber } from '../src/calls/secretScrubber.js';
 
 describe('createSecretScrubber', () => {
   it('replaces each value, the token after a header scheme, in strings and keys at any depth', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStderrLines } from '../src/stderrLines.js';
+import { createStderrLines } from '../src/connection/stderrLines.js';
 
 describe('createStderrLines', () => {
   it('logs whole lines, joins split chunks and cuts an overlong line', () => {

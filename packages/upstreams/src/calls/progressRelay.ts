@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { UpstreamProgress } from './types.js';
+import type { UpstreamProgress } from '../types.js';
 
 /** Options of createProgressRelay. */
 export interface ProgressRelayOptions {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { serializeMessage } from '@modelcontextprotocol/client';
 import { launchCommand, type ProcessGuard, type RunCgroup } from '@skillgate/runner';
-import { createLineReader } from './lineReader.js';
+import { createLineReader } from '../wire/lineReader.js';
 
 /** Options of createStdioServerTransport. */
 export interface StdioServerTransportOptions {

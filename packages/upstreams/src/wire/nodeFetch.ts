@@ -1,9 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { claimCallSignal } from '../calls/callScope.js';
+import { UpstreamsError } from '../upstreamsError.js';
 import { createBoundedEventStream } from './boundedEventStream.js';
-import { claimCallSignal } from './callScope.js';
-import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createNodeFetch. */
 export interface NodeFetchOptions {

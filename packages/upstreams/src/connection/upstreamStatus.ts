@@ -1,5 +1,5 @@
 import type { DroppedTool, UpstreamSnapshot, UpstreamState, UpstreamTool } from '@skillgate/skills';
-import type { UpstreamDefinition } from './types.js';
+import type { UpstreamDefinition } from '../types.js';
 
 /** What changed of an upstream; a key left out keeps its value (`lastError: undefined` clears it). */
 export interface UpstreamStatusChange {

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { DroppedTool, UpstreamTool } from '@skillgate/skills';
 import picomatch from 'picomatch';
-import type { ListingBounds } from './types.js';
+import type { ListingBounds } from '../types.js';
 
 /** The tools of one listing the gateway keeps, and those it leaves out with why. */
 export interface ExposedListing {

@@ -1,6 +1,6 @@
 import { Client, type ClientOptions, type JsonSchemaValidator } from '@modelcontextprotocol/client';
 import type { UpstreamSnapshot } from '@skillgate/skills';
-import type { UpstreamDefinition } from './types.js';
+import type { UpstreamDefinition } from '../types.js';
 
 /** Options of createUpstreamClient. */
 export interface UpstreamClientOptions {

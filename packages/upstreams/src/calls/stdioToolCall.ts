@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { describeError } from '../describeError.js';
+import type { DirectToolAnswer, DirectToolCaller } from '../types.js';
 import { nextCallId } from './callScope.js';
-import { describeError } from './describeError.js';
-import type { DirectToolAnswer, DirectToolCaller } from './types.js';
 
 /**
  * The tools/call path of a connected stdio upstream, beside its MCP client (which keeps the handshake,

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { describeError } from './describeError.js';
+import { describeError } from '../describeError.js';
 
 /** Whether an error means the connection itself is gone (rather than one request failing). */
 export function isConnectionLoss(error: unknown): boolean {

@@ -7,21 +7,21 @@ import {
 } from '@modelcontextprotocol/client';
 import { createSlotPool } from '@skillgate/runner';
 import type { UpstreamSnapshot } from '@skillgate/skills';
-import { configuredHeaders } from './configuredHeaders.js';
-import { describeError } from './describeError.js';
+import { createHttpToolCaller } from '../calls/httpToolCall.js';
+import { createOversizeGuard } from '../calls/oversizeGuard.js';
+import { createProgressRelay } from '../calls/progressRelay.js';
+import { createStdioToolCaller } from '../calls/stdioToolCall.js';
+import { callUpstreamTool } from '../calls/upstreamCall.js';
+import { describeError } from '../describeError.js';
+import type { DirectToolCaller, UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from '../types.js';
+import { UpstreamsError } from '../upstreamsError.js';
+import { configuredHeaders } from '../wire/configuredHeaders.js';
+import { createNodeFetch, type NodeFetch } from '../wire/nodeFetch.js';
 import { createExposedTools } from './exposedTools.js';
-import { createHttpToolCaller } from './httpToolCall.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
-import { createNodeFetch, type NodeFetch } from './nodeFetch.js';
-import { createOversizeGuard } from './oversizeGuard.js';
-import { createProgressRelay } from './progressRelay.js';
 import { createRetrySchedule } from './retrySchedule.js';
-import { createStdioToolCaller } from './stdioToolCall.js';
-import type { DirectToolCaller, UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from './types.js';
-import { callUpstreamTool } from './upstreamCall.js';
 import { createUpstreamClient, serverInfoOf, UPSTREAM_CLIENT_CAPABILITIES } from './upstreamClient.js';
 import { createUpstreamStatus } from './upstreamStatus.js';
-import { UpstreamsError } from './upstreamsError.js';
 import { createUpstreamTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 
 /** What one connection needs from the pool (the transport's part is passed on to each attempt's transport). */

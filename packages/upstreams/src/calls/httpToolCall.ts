@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import { describeError } from '../describeError.js';
+import type { DirectToolAnswer, DirectToolCall, DirectToolCaller } from '../types.js';
+import { UpstreamsError } from '../upstreamsError.js';
+import { createEventStreamReader } from '../wire/eventStreamReader.js';
+import { type NodeFetch, readBody } from '../wire/nodeFetch.js';
 import { nextCallId } from './callScope.js';
-import { describeError } from './describeError.js';
-import { createEventStreamReader } from './eventStreamReader.js';
-import { type NodeFetch, readBody } from './nodeFetch.js';
-import type { DirectToolAnswer, DirectToolCall, DirectToolCaller } from './types.js';
-import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createHttpToolCaller: one connected HTTP upstream, as its handshake left it. */
 export interface HttpToolCallerOptions {

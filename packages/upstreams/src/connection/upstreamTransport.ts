@@ -1,12 +1,12 @@
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { ProcessGuard } from '@skillgate/runner';
-import { configuredHeaders } from './configuredHeaders.js';
-import type { NodeFetch } from './nodeFetch.js';
+import type { UpstreamDefinition } from '../types.js';
+import { UpstreamsError } from '../upstreamsError.js';
+import { configuredHeaders } from '../wire/configuredHeaders.js';
+import type { NodeFetch } from '../wire/nodeFetch.js';
 import { createStderrLines } from './stderrLines.js';
 import { stdioSandbox } from './stdioSandbox.js';
 import { createStdioServerTransport } from './stdioServerTransport.js';
-import type { UpstreamDefinition } from './types.js';
-import { UpstreamsError } from './upstreamsError.js';
 
 /** Options of createUpstreamTransport. */
 export interface UpstreamTransportOptions {

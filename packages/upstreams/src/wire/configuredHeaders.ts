@@ -1,5 +1,5 @@
-import type { UpstreamDefinition } from './types.js';
-import { UpstreamsError } from './upstreamsError.js';
+import type { UpstreamDefinition } from '../types.js';
+import { UpstreamsError } from '../upstreamsError.js';
 
 /**
  * The headers an HTTP upstream is sent on every request: each `headers_from_env` header with its variable's

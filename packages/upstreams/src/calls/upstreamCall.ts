@@ -1,20 +1,20 @@
 import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { RunnerError, type SlotPool } from '@skillgate/runner';
-import { ANSWER_TOO_LARGE_CODE } from './boundedEventStream.js';
-import { withCallSignal } from './callScope.js';
-import { describeError } from './describeError.js';
-import { isConnectionLoss } from './isConnectionLoss.js';
-import type { OversizeGuard } from './oversizeGuard.js';
-import type { ProgressRelay } from './progressRelay.js';
+import { isConnectionLoss } from '../connection/isConnectionLoss.js';
+import type { UpstreamStatus } from '../connection/upstreamStatus.js';
+import { describeError } from '../describeError.js';
 import type {
   DirectToolAnswer,
   DirectToolCaller,
   UpstreamCallOptions,
   UpstreamCallResult,
   UpstreamDefinition,
-} from './types.js';
-import type { UpstreamStatus } from './upstreamStatus.js';
-import { UpstreamsError } from './upstreamsError.js';
+} from '../types.js';
+import { UpstreamsError } from '../upstreamsError.js';
+import { ANSWER_TOO_LARGE_CODE } from '../wire/boundedEventStream.js';
+import { withCallSignal } from './callScope.js';
+import type { OversizeGuard } from './oversizeGuard.js';
+import type { ProgressRelay } from './progressRelay.js';
 
 /** What one call needs of its connection. */
 export interface UpstreamCallContext {
