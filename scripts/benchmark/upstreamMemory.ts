@@ -36,7 +36,12 @@ async function heapPerSession(root: string, tools: number, sessions: number): Pr
   const extra = Math.max(0, tools - 13);
   const gateway = await startServer('gateway', root, 'namespaced', 'off', {
     BENCH_UPSTREAMS: JSON.stringify([
-      { id: 'wide', command: [process.execPath, TEST_UPSTREAM, '--extra-tools', String(extra)] },
+      // Past the default listing bound (max_tools 256): this row measures sessions over 1,000 tools.
+      {
+        id: 'wide',
+        command: [process.execPath, TEST_UPSTREAM, '--extra-tools', String(extra)],
+        max_tools: 4096,
+      },
     ]),
   });
   try {
