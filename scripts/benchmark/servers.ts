@@ -53,9 +53,9 @@ if (kind === 'gateway') {
       ...(prefix === undefined ? {} : { state: { backend: 'redis', key_prefix: prefix } }),
       skills: { roots: [root], disclosure, prompts: process.env.BENCH_PROMPTS === '1' },
       rate_limit: { requests_per_second: 0 },
-      // 100 skills in catalog mode list 102 tools: past the default cap of 100 the gateway would serve the
-      // search surface instead, and the rows measure full lists of get_info tools.
-      tools: { max_listed: 1_000 },
+      // 100 skills in catalog mode list 102 tools, 1,000 skills 1,002: past the default cap of 100 the gateway
+      // would serve the search surface instead, and the rows measure full lists of get_info tools.
+      tools: { max_listed: 100_000 },
       // The load is raw HTTP that never re-lists after list_changed: a first get_info would wait out
       // relist_wait_ms for a tools/list that never comes (a second per session opened by the bench).
       sessions: { max_sessions: 200_000, max_per_principal: 200_000, relist_wait_ms: 0 },

@@ -103,7 +103,8 @@ export async function tracingCost(root: string, seconds: number, connections = 2
 
 // Standalone: the tracing rows alone (BENCH_SECONDS per round, default 3).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const root = await generateSkills(100);
+  // Under the build before tracing's cap of 100 listed tools (index.ts says why).
+  const root = await generateSkills(98);
   try {
     for (const r of await tracingCost(root, Number(process.env.BENCH_SECONDS ?? 3))) {
       const fmt = (side: { rps: number; cpu: number }) =>
