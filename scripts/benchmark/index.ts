@@ -382,7 +382,7 @@ async function hotPathRows(root: string, seconds: number) {
       'hot paths',
       `${path.era === 'modern' ? '2026-07-28' : '2025 session'} ${path.label} req/s (p50 / p99 ms)`,
       `${fmt(path.rps)} (${path.p50} / ${path.p99})`,
-      `raw node:http ${fmt(path.ceilingRps)}; CPU ${fmt(path.cpuMicros)} vs ${fmt(path.ceilingCpuMicros)} µs/req (${fmt(path.cpuShare, 2)}); Fastify route ${fmt(path.fastify.rps)} (${fmt(path.fastify.share, 2)})${path.sdkPath === undefined ? '' : `; SDK path ${fmt(path.sdkPath.rps)} (${fmt(path.sdkPath.share, 2)})`}`,
+      `raw node:http ${fmt(path.ceilingRps)}; CPU ${fmt(path.cpuMicros)} vs ${fmt(path.ceilingCpuMicros)} µs/req (${fmt(path.cpuShare, 2)}); Fastify route ${fmt(path.fastify.rps)} (${fmt(path.fastify.share, 2)}, ${fmt(path.fastify.cpuMicros)} µs/req)${path.sdkPath === undefined ? '' : `; SDK path ${fmt(path.sdkPath.rps)} (${fmt(path.sdkPath.share, 2)})`}`,
       fmt(path.share, 2),
       '>= 0.7 raw',
       path.share >= 0.7,
