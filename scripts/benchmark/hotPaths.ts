@@ -164,6 +164,19 @@ async function cpuMicros(url: string): Promise<number> {
   return ((await (await fetch(`${url}/__bench/cpu`)).json()) as { micros: number }).micros;
 }
 
+/** Opens `count` 2025-era sessions on a gateway, each having unlocked the measured skill (its get_info). */
+export async function openUnlockedSessions(url: string, count: number): Promise<readonly string[]> {
+  const { ids } = await openSessions(url, count);
+  for (const id of ids)
+    await rpc(url, id, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: `skill_${SKILL}_get_info`, arguments: {} },
+    });
+  return ids;
+}
+
 /** The gateway's answer to a path (the bytes the ceiling replays); throws on an error answer. */
 async function capture(url: string, path: HotPath, session: string): Promise<{ body: string; type: string }> {
   const response = await fetch(`${url}/mcp`, {
@@ -190,14 +203,7 @@ export async function hotPaths(root: string, seconds: number, connections = 20):
   const ceiling = await startServer('raw-replay', root);
   const fastify = await startServer('fastify-replay', root);
   try {
-    const { ids } = await openSessions(gateway.url, connections);
-    for (const id of ids)
-      await rpc(gateway.url, id, {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: `skill_${SKILL}_get_info`, arguments: {} },
-      });
+    const ids = await openUnlockedSessions(gateway.url, connections);
     const results: HotPathResult[] = [];
     // BENCH_PATHS=text: only the paths whose "era label" contains it (e.g. "legacy", "modern tools/call").
     const only = process.env.BENCH_PATHS ?? '';

@@ -4,8 +4,8 @@
 // Usage: pnpm build && tsx scripts/benchmark/profileHotPaths.ts   (BENCH_PATHS=text selects paths, as in
 // hotPaths.ts; BENCH_SECONDS per profile, default 4; BENCH_FUNCTIONS=1 splits the gateway's areas by function). docs/benchmarks.md, "Hot paths: where the CPU goes".
 import { rm } from 'node:fs/promises';
-import { loadOnce, PATHS, SKILL } from './hotPaths.js';
-import { generateSkills, openSessions, rpc, startServer } from './support.js';
+import { loadOnce, openUnlockedSessions, PATHS } from './hotPaths.js';
+import { generateSkills, startServer } from './support.js';
 
 interface ProfileNode {
   readonly id: number;
@@ -68,14 +68,7 @@ const gateway = await startServer('gateway', root, 'namespaced', 'off', {
 });
 try {
   const connections = 20;
-  const { ids } = await openSessions(gateway.url, connections);
-  for (const id of ids)
-    await rpc(gateway.url, id, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: `skill_${SKILL}_get_info`, arguments: {} },
-    });
+  const ids = await openUnlockedSessions(gateway.url, connections);
   for (const path of PATHS.filter((p) => `${p.era} ${p.label}`.includes(only))) {
     await loadOnce(gateway.url, path, ids, connections, 1);
     await fetch(`${gateway.url}/__bench/profile/start`, { method: 'POST' });
