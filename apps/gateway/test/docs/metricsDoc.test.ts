@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRIC_SERIES } from '../../src/observability/metrics.js';
+import { METRIC_SERIES } from '../../src/observability/metricSeries.js';
 import { withMetricsTable } from '../../src/observability/metricsReference.js';
 import { connectClient, REPO_ROOT, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
