@@ -23,6 +23,10 @@ export function packageTestConfig(test: NonNullable<ViteUserConfig['test']> = {}
       testTimeout: 20_000,
       hookTimeout: 20_000,
       maxWorkers: workers,
+      // A worker keeps the modules it imported from one test file to the next instead of evaluating the
+      // gateway, the SDK and Fastify again per file: a third less CPU for the gateway's suite. Tests start
+      // their own gateways and keep no state in modules, so nothing carries from file to file.
+      isolate: false,
       ...test,
     },
   };

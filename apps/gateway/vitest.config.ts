@@ -13,10 +13,17 @@ const PROTOCOL_SUITES = [
 const BROWSER = ['test/operator/operatorPage.test.ts', 'test/usage/skillUsage.replicas.test.ts'];
 
 const shared = packageTestConfig();
-// Each project keeps the shared resolution and timeouts (an inline project inherits none of the root's).
+// Each project keeps the shared resolution, timeouts and module reuse (an inline project inherits none of
+// the root's).
 const project = (name: string, test: object) => ({
   ...sourceResolution,
-  test: { name, testTimeout: shared.test?.testTimeout, hookTimeout: shared.test?.hookTimeout, ...test },
+  test: {
+    name,
+    testTimeout: shared.test?.testTimeout,
+    hookTimeout: shared.test?.hookTimeout,
+    isolate: shared.test?.isolate,
+    ...test,
+  },
 });
 
 export default defineConfig({

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestRepo, type GitServer, skillMd, startGitServer, type TestRepo } from '@skillgate/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { cliArgs } from '../helpers/cliCommand.js';
 import { REPO_ROOT } from '../helpers/testGateway.js';
 
 const run = promisify(execFile);
-const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
 const TOKEN = 'cli-secret-token-5f0d1b';
 let git: GitServer;
 let repo: TestRepo;
@@ -18,14 +18,10 @@ let config: string;
 /** Runs the real CLI in a child process; resolves with its exit code and output whatever the code. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--conditions=@skillgate/source', '--import', 'tsx', CLI, ...args, '--config', config],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, SKILLGATE_CONFIG: '', TEAM_TOKEN: TOKEN, XDG_CACHE_HOME: join(work, 'cache') },
-      },
-    );
+    const { stdout, stderr } = await run(process.execPath, [...cliArgs(), ...args, '--config', config], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SKILLGATE_CONFIG: '', TEAM_TOKEN: TOKEN, XDG_CACHE_HOME: join(work, 'cache') },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

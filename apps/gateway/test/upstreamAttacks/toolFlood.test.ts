@@ -10,6 +10,7 @@ import {
   waitFor,
 } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from '../helpers/cliCommand.js';
 import {
   connectClient,
   EXAMPLES_ROOT,
@@ -22,7 +23,6 @@ import {
 // An upstream lists 1,000 tools with large schemas and descriptions (30 MB of get_info in the attack, a
 // 2025 tools/list that failed outright, 744 MB peak), or a few tools with one huge schema each.
 const run = promisify(execFile);
-const CLI = join(REPO_ROOT, 'apps/gateway/src/cli.ts');
 const LISTED = 1007; // 1,000 flood tools and the hostile server's 7 own
 let gw: TestGateway;
 let flood: HostileUpstreamProcess;
@@ -105,7 +105,7 @@ describe('tool and schema floods from an upstream', () => {
       `skills:\n  roots: [${JSON.stringify(EXAMPLES_ROOT)}]\nupstreams:\n  - id: fat\n    url: ${fat.url}\n    max_tool_schema_bytes: 20000\n`,
     );
     const cli = (...args: string[]) =>
-      run(process.execPath, ['--conditions=@skillgate/source', '--import', 'tsx', CLI, ...args], {
+      run(process.execPath, [...cliArgs(), ...args], {
         cwd: REPO_ROOT,
         env: { ...process.env, SKILLGATE_CONFIG: '' },
       });
