@@ -30,6 +30,11 @@ export interface UpstreamOverheadResult {
     readonly gatewayLegacy: CallFigures;
   };
   readonly stdio: { readonly direct: CallFigures; readonly gateway: CallFigures };
+  /** The same ways through another checkout's gateway (BENCH_BEFORE_REPO), measured in the same rounds. */
+  readonly before?: {
+    readonly http: { readonly gateway: CallFigures; readonly gatewayLegacy: CallFigures };
+    readonly stdio: { readonly gateway: CallFigures };
+  };
   readonly concurrency: number;
 }
 
@@ -111,11 +116,13 @@ export async function compare(
   );
 }
 
-const echo =
+/** A call of the echo tool named `name` (the upstream's own, or the gateway's `skill_<id>_call_echo`). */
+export const callTool =
   (client: Client, name: string): Call =>
   () =>
     client.callTool({ name, arguments: { text: 'x' } });
-const dispatch =
+/** A call of the upstream's echo through the catalog's `call_skill_tool` (2026-07-28). */
+export const callThroughCatalog =
   (client: Client, skill: string): Call =>
   () =>
     client.callTool({
@@ -134,6 +141,8 @@ export async function upstreamOverhead(options: {
   readonly samples: number;
   readonly seconds: number;
   readonly rounds: number;
+  /** Another checkout (a build of older code) whose gateway is measured beside this one's. */
+  readonly before?: string;
 }): Promise<UpstreamOverheadResult> {
   const empty = await mkdtemp(join(tmpdir(), 'skillgate-bench-upstreams-'));
   const upstream = await startHttpUpstream();
@@ -153,12 +162,13 @@ export async function upstreamOverhead(options: {
       clients.push(client);
       return client;
     };
-    const gateway = await startServer('gateway', empty, 'eager', 'off', {
+    const env = {
       BENCH_UPSTREAMS: JSON.stringify([
         { id: 'remote', url: upstream.url, tools: ['echo'], max_concurrent: 64 },
         { id: 'local', command: [process.execPath, TEST_UPSTREAM], tools: ['echo'], max_concurrent: 64 },
       ]),
-    });
+    };
+    const gateway = await startServer('gateway', empty, 'eager', 'off', env);
     stops.push(gateway.stop);
     const gatewayUrl = new URL(`${gateway.url}/mcp`);
     const viaModern = await connect(new StreamableHTTPClientTransport(gatewayUrl), true);
@@ -169,20 +179,57 @@ export async function upstreamOverhead(options: {
       new StdioClientTransport({ command: process.execPath, args: [TEST_UPSTREAM], stderr: 'ignore' }),
       false,
     );
-    const settings = { ...options, concurrency, gatewayPid: gateway.pid };
+    // The older gateway's ways, in the same rounds (their CPU is its process's).
+    const older =
+      options.before === undefined
+        ? undefined
+        : await (async (repo: string) => {
+            const server = await startServer('gateway', empty, 'eager', 'off', env, repo);
+            stops.push(server.stop);
+            const url = new URL(`${server.url}/mcp`);
+            return {
+              pid: server.pid,
+              modern: await connect(new StreamableHTTPClientTransport(url), true),
+              legacy: await connect(new StreamableHTTPClientTransport(url), false),
+            };
+          })(options.before);
+    const beforePids: Record<string, number> =
+      older === undefined ? {} : { beforeGateway: older.pid, beforeGatewayLegacy: older.pid };
+    const settings = { ...options, concurrency, gatewayPid: gateway.pid, pids: beforePids };
     const http = await compare(
       {
-        direct: echo(direct, 'echo'),
-        gateway: dispatch(viaModern, 'remote'),
-        gatewayLegacy: echo(viaLegacy, 'skill_remote_call_echo'),
+        direct: callTool(direct, 'echo'),
+        gateway: callThroughCatalog(viaModern, 'remote'),
+        gatewayLegacy: callTool(viaLegacy, 'skill_remote_call_echo'),
+        ...(older === undefined
+          ? {}
+          : {
+              beforeGateway: callThroughCatalog(older.modern, 'remote'),
+              beforeGatewayLegacy: callTool(older.legacy, 'skill_remote_call_echo'),
+            }),
       },
       settings,
     );
     const stdio = await compare(
-      { direct: echo(directStdio, 'echo'), gateway: echo(viaLegacy, 'skill_local_call_echo') },
+      {
+        direct: callTool(directStdio, 'echo'),
+        gateway: callTool(viaLegacy, 'skill_local_call_echo'),
+        ...(older === undefined ? {} : { beforeGateway: callTool(older.legacy, 'skill_local_call_echo') }),
+      },
       settings,
     );
     return {
+      ...(older === undefined
+        ? {}
+        : {
+            before: {
+              http: {
+                gateway: figuresOf(http, 'beforeGateway'),
+                gatewayLegacy: figuresOf(http, 'beforeGatewayLegacy'),
+              },
+              stdio: { gateway: figuresOf(stdio, 'beforeGateway') },
+            },
+          }),
       http: {
         direct: figuresOf(http, 'direct'),
         gateway: figuresOf(http, 'gateway'),

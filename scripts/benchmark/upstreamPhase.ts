@@ -1,14 +1,16 @@
 // The upstream-overhead phase of pnpm bench (`pnpm bench:upstreams` runs it alone): a trivial tool of an
 // upstream MCP server through skillgate against calling it directly (upstreamOverhead.ts).
 import type { PhaseOptions } from './support.js';
-import { type UpstreamOverheadResult, upstreamOverhead } from './upstreamOverhead.js';
+import { type CallFigures, type UpstreamOverheadResult, upstreamOverhead } from './upstreamOverhead.js';
 import { type PeerFigures, type UpstreamPeersResult, upstreamPeers } from './upstreamPeers.js';
 
 /** Upstream servers behind skills: the overhead against direct calls, and the stdio peers. */
 export async function upstreamOverheadBench(
   options: PhaseOptions,
-): Promise<{ overhead: UpstreamOverheadResult; peers: UpstreamPeersResult }> {
+): Promise<{ overhead: UpstreamOverheadResult; peers?: UpstreamPeersResult }> {
   const overhead = await overheadRows(options);
+  // BENCH_PEERS=0: the overhead rows alone (the peers take a few minutes more).
+  if (process.env.BENCH_PEERS === '0') return { overhead };
   const peers = await peerRows(options);
   return { overhead, peers };
 }
@@ -65,8 +67,9 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     samples: quick ? 150 : 600,
     seconds: quick ? 3 : 9,
     rounds: 3,
+    ...(process.env.BENCH_BEFORE_REPO === undefined ? {} : { before: process.env.BENCH_BEFORE_REPO }),
   });
-  const { http, stdio, concurrency } = result;
+  const { http, stdio, concurrency, before } = result;
   const added = http.gateway.p50Ms - http.direct.p50Ms;
   const signed = (n: number) => `${n >= 0 ? '+' : '-'}${fmt(Math.abs(n), 2)}`;
   row(
@@ -128,6 +131,14 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     `${fmt((stdio.gateway.callsPerSecond / stdio.direct.callsPerSecond) * 100, 1)}%`,
     'reported',
   );
+  if (before !== undefined) {
+    const change = (now: CallFigures, then: CallFigures) =>
+      `${fmt(then.gatewayCpuMsPerCall * 1000)} → ${fmt(now.gatewayCpuMsPerCall * 1000)} µs (${signed(((now.gatewayCpuMsPerCall - then.gatewayCpuMsPerCall) / then.gatewayCpuMsPerCall) * 100)} %)`;
+    const share = (f: CallFigures) => `${fmt((f.callsPerSecond / http.direct.callsPerSecond) * 100, 1)}%`;
+    options.note(
+      `Before (BENCH_BEFORE_REPO, same rounds): gateway CPU per proxied call, HTTP 2026-07-28 ${change(http.gateway, before.http.gateway)}, HTTP 2025 session ${change(http.gatewayLegacy, before.http.gatewayLegacy)}, stdio ${change(stdio.gateway, before.stdio.gateway)}; HTTP calls/s share of direct ${share(before.http.gateway)} → ${share(http.gateway)} (2026-07-28), ${share(before.http.gatewayLegacy)} → ${share(http.gatewayLegacy)} (2025 session).`,
+    );
+  }
   options.note(
     'Upstream overhead: echo of the test upstream (packages/testkit/fixtures/upstreams/testUpstream.mjs), called with the same v2 SDK client directly and through skillgate, in alternation (3 rounds). HTTP: 2026-07-28 on both hops (through skillgate by call_skill_tool), and a 2025-era session for comparison; stdio: 2025 era on both hops (stdio servers open with initialize).',
   );
