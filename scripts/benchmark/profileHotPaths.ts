@@ -14,8 +14,10 @@ import { generateSkills, startServer } from './support.js';
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const only = process.env.BENCH_PATHS ?? '';
 const split = functionSplit(process.env.BENCH_FUNCTIONS);
-if (only.startsWith('upstream')) await profileUpstreams({ seconds, only, split });
-else await profileHotPaths();
+if (only.startsWith('upstream')) {
+  const repo = process.env.BENCH_BEFORE_REPO;
+  await profileUpstreams({ seconds, only, split, ...(repo === undefined ? {} : { repo }) });
+} else await profileHotPaths();
 
 async function profileHotPaths(): Promise<void> {
   const root = await generateSkills(100);

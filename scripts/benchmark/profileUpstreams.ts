@@ -3,7 +3,8 @@
 // upstream-overhead rows call it (upstreamOverhead.ts), 8 calls in flight. For each way the gateway's CPU per
 // call is measured in a window without the profiler, then a profile of another window splits it by area
 // (BENCH_FUNCTIONS=1: by function of the gateway and its packages; =all: every area by function;
-// BENCH_PROFILE_DIR keeps each profile as a .cpuprofile file).
+// BENCH_PROFILE_DIR keeps each profile as a .cpuprofile file; BENCH_BEFORE_REPO profiles that checkout's
+// gateway instead).
 // docs/benchmarks.md, "Upstream calls: where the CPU goes".
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -37,6 +38,8 @@ export async function profileUpstreams(options: {
   readonly seconds: number;
   readonly only: string;
   readonly split: FunctionSplit;
+  /** Another checkout whose gateway is profiled instead (a build of older code, to compare). */
+  readonly repo?: string;
 }): Promise<void> {
   // The v2 client's transport adds an abort listener per request to one long-lived signal (the load
   // generator's, not the gateway's): no warnings past 1,500.
@@ -44,13 +47,20 @@ export async function profileUpstreams(options: {
   const empty = await mkdtemp(join(tmpdir(), 'skillgate-profile-upstreams-'));
   const upstream = await startHttpUpstream();
   const clients: Client[] = [];
-  const gateway = await startServer('gateway', empty, 'eager', 'off', {
-    BENCH_PROFILE: '1',
-    BENCH_UPSTREAMS: JSON.stringify([
-      { id: 'remote', url: upstream.url, tools: ['echo'], max_concurrent: 64 },
-      { id: 'local', command: [process.execPath, TEST_UPSTREAM], tools: ['echo'], max_concurrent: 64 },
-    ]),
-  });
+  const gateway = await startServer(
+    'gateway',
+    empty,
+    'eager',
+    'off',
+    {
+      BENCH_PROFILE: '1',
+      BENCH_UPSTREAMS: JSON.stringify([
+        { id: 'remote', url: upstream.url, tools: ['echo'], max_concurrent: 64 },
+        { id: 'local', command: [process.execPath, TEST_UPSTREAM], tools: ['echo'], max_concurrent: 64 },
+      ]),
+    },
+    ...(options.repo === undefined ? [] : [options.repo]),
+  );
   const cpuMicros = async (): Promise<number> =>
     ((await (await fetch(`${gateway.url}/__bench/cpu`)).json()) as { micros: number }).micros;
   try {

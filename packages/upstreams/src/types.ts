@@ -1,4 +1,5 @@
 import type { UpstreamSnapshot } from '@skillgate/skills';
+import type { CallEnd } from './calls/callEnd.js';
 
 /** Why a call failed; each becomes `structuredContent.reason` of a tool error. */
 export type UpstreamFailureReason =
@@ -133,7 +134,7 @@ export interface DirectToolCall {
   readonly args: Record<string, unknown>;
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   /** Ends the call (timeout or the caller's cancel): the request is destroyed and the upstream told. */
-  readonly signal: AbortSignal;
+  readonly end: CallEnd;
 }
 
 /** What came of one call; the caller maps each to an UpstreamCallResult. */

@@ -1,15 +1,14 @@
-import type { IncomingMessage } from 'node:http';
 import { describeError } from '../describeError.js';
 import type { DirectToolAnswer, DirectToolCall, DirectToolCaller } from '../types.js';
-import { UpstreamsError } from '../upstreamsError.js';
+import type { CallPoster, ResponseReader } from '../wire/callPoster.js';
 import { createEventStreamReader } from '../wire/eventStreamReader.js';
-import { type NodeFetch, readBody } from '../wire/nodeFetch.js';
 import { nextCallId } from './callScope.js';
 
 /** Options of createHttpToolCaller: one connected HTTP upstream, as its handshake left it. */
 export interface HttpToolCallerOptions {
   readonly url: URL;
-  readonly http: NodeFetch;
+  /** The connection's POSTs of calls (kept-alive, callbacks: callPoster.ts). */
+  readonly poster: CallPoster;
   /** The configured headers (credentials) of the upstream. */
   readonly headers: Readonly<Record<string, string>>;
   /** The negotiated protocol version. */
@@ -29,7 +28,8 @@ export interface HttpToolCallerOptions {
 /**
  * The tools/call path of a connected HTTP upstream, beside its SDK client (which keeps the handshake,
  * tools/list and notifications): one POST with the session's headers on the connection's kept-alive
- * sockets, its JSON or event-stream answer read by the bounded parser of eventStreamReader.ts. The SDK
+ * sockets (undici's dispatch, callPoster.ts), its JSON or event-stream answer read as it comes, by the
+ * bounded parser of eventStreamReader.ts for a stream. The SDK
  * client's per-request work (era codec, Headers objects, web streams, a TextDecoderStream and a string
  * event parser, zod validation of the message and of the result) was most of what a proxied call cost the
  * gateway (docs/upstreams.md, "Proxy overhead"). A call that ends before its answer (timeout, cancel) tells
@@ -54,10 +54,8 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
     });
     const headers = { ...base };
     delete headers['mcp-method'];
-    void options.http
-      .exchange(options.url, { method: 'POST', headers, body })
-      .then((response) => response.resume())
-      .catch(() => undefined);
+    const ignored = { push: () => undefined, end: () => undefined };
+    void options.poster.post(options.url, { headers, body }, () => ignored).catch(() => undefined);
   };
   return async (call) => {
     const id = nextCallId();
@@ -69,28 +67,13 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
       params: { name: call.tool, arguments: call.args, ...(meta === undefined ? {} : { _meta: meta }) },
     });
     const headers = modern ? { ...base, 'mcp-name': headerValue(call.tool) } : base;
-    let response: IncomingMessage;
     try {
-      response = await options.http.exchange(options.url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: call.signal,
-      });
+      return await options.poster.post(options.url, { headers, body, end: call.end }, (status, type) =>
+        answerReader(status, type, { id, call, options }),
+      );
     } catch (error) {
-      if (call.signal.aborted) return ended(id);
+      if (call.end.aborted) return ended(id);
       return { kind: 'lost', message: describeError(error) };
-    }
-    try {
-      return await answerOf(response, { id, call, options });
-    } catch (error) {
-      if (call.signal.aborted) return ended(id);
-      if (error instanceof UpstreamsError && error.code === 'RESPONSE_TOO_LARGE') {
-        return { kind: 'tooLarge', message: error.message };
-      }
-      return { kind: 'lost', message: describeError(error) };
-    } finally {
-      response.destroy();
     }
   };
 
@@ -106,75 +89,96 @@ interface Answering {
   readonly options: HttpToolCallerOptions;
 }
 
-// The answer to our request in the response: a JSON body, or the event of the stream that carries it.
-async function answerOf(response: IncomingMessage, answering: Answering): Promise<DirectToolAnswer> {
+// The reader of the response to our request: the answer is a JSON body, or the event of the stream that
+// carries it; an error status has its body read (bounded) for the message.
+function answerReader(
+  status: number,
+  contentType: string,
+  answering: Answering,
+): ResponseReader<DirectToolAnswer> {
   const { options, id } = answering;
-  const status = response.statusCode ?? 502;
-  const type = response.headers['content-type'] ?? '';
-  if (status < 200 || status > 299) {
-    const text = (await readBody(response, options.maxAnswerBytes)).toString('utf8');
-    // A 2025-era server that lost our session (it restarted) answers 404.
-    if (status === 404 && options.sessionId !== undefined) {
-      return { kind: 'lost', message: `the upstream's session is gone (HTTP 404): ${text}` };
+  const type = mediaType(contentType);
+  if (status < 200 || status > 299)
+    return wholeBody(options.maxAnswerBytes, (text) => statusAnswer(status, text, answering));
+  if (type === 'text/event-stream') return streamReader(answering);
+  if (type !== 'application/json') {
+    const failed: DirectToolAnswer = {
+      kind: 'failed',
+      message: `the upstream answered a call with content type ${contentType || 'none'}`,
+    };
+    return { push: () => failed, end: () => failed };
+  }
+  return wholeBody(options.maxAnswerBytes, (text) => {
+    const message = parse(text);
+    for (const one of Array.isArray(message) ? message : [message]) {
+      const answer = answerIn(one, id);
+      if (answer !== undefined) return answer;
+      options.onMessage(one);
     }
-    // A 2026-07-28 server answers a refused request with 400 and the JSON-RPC error.
-    if (status === 400 && options.envelope !== undefined) {
-      const error = errorOf(parse(text), id);
-      if (error !== undefined) return error;
-    }
-    return { kind: 'failed', message: `Error POSTing to endpoint: ${text}` };
-  }
-  if (mediaType(type) === 'text/event-stream') return streamAnswer(response, answering);
-  if (mediaType(type) !== 'application/json') {
-    return { kind: 'failed', message: `the upstream answered a call with content type ${type || 'none'}` };
-  }
-  const message = parse((await readBody(response, options.maxAnswerBytes)).toString('utf8'));
-  for (const one of Array.isArray(message) ? message : [message]) {
-    const answer = answerIn(one, id);
-    if (answer !== undefined) return answer;
-    options.onMessage(one);
-  }
-  return { kind: 'failed', message: 'the upstream answered the call without its result' };
+    return { kind: 'failed', message: 'the upstream answered the call without its result' };
+  });
 }
 
-function streamAnswer(response: IncomingMessage, answering: Answering): Promise<DirectToolAnswer> {
-  const { options, id } = answering;
-  return new Promise<DirectToolAnswer>((resolve, reject) => {
-    let answer: DirectToolAnswer | undefined;
-    const reader = createEventStreamReader({
-      maxEventBytes: options.maxAnswerBytes,
-      maxStreamBytes: options.maxStreamBytes,
-      onEvent: (event) => {
-        if (answer !== undefined || event.event !== 'message') return;
-        let message: unknown;
-        try {
-          message = JSON.parse(event.data);
-        } catch {
-          return;
-        }
-        answer = answerIn(message, id);
-        if (answer === undefined) options.onMessage(message);
-      },
-    });
-    const finish = (outcome: DirectToolAnswer): void => {
-      response.off('data', onData);
-      resolve(outcome);
-    };
-    const onData = (chunk: Buffer): void => {
-      // Stops reading at once past a bound: the caller destroys the response, and with it the socket.
-      const over = reader.push(chunk);
-      if (over !== undefined) finish({ kind: 'tooLarge', message: over });
-      else if (answer !== undefined) finish(answer);
-    };
-    response.on('data', onData);
-    response.once('end', () =>
-      finish(answer ?? { kind: 'failed', message: 'the upstream ended its stream without the result' }),
-    );
-    response.once('error', reject);
-    response.once('close', () => {
-      if (!response.complete) reject(new Error('socket hang up'));
-    });
+// The answer to a call the upstream refused with an HTTP status.
+function statusAnswer(status: number, text: string, { options, id }: Answering): DirectToolAnswer {
+  // A 2025-era server that lost our session (it restarted) answers 404.
+  if (status === 404 && options.sessionId !== undefined) {
+    return { kind: 'lost', message: `the upstream's session is gone (HTTP 404): ${text}` };
+  }
+  // A 2026-07-28 server answers a refused request with 400 and the JSON-RPC error.
+  if (status === 400 && options.envelope !== undefined) {
+    const error = errorOf(parse(text), id);
+    if (error !== undefined) return error;
+  }
+  return { kind: 'failed', message: `Error POSTing to endpoint: ${text}` };
+}
+
+// A body read whole up to maxBytes, then made an answer; past the bound the call is RESULT_TOO_LARGE at once.
+function wholeBody(
+  maxBytes: number,
+  answer: (text: string) => DirectToolAnswer,
+): ResponseReader<DirectToolAnswer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    push(chunk) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        return { kind: 'tooLarge', message: `the upstream's response is larger than ${maxBytes} bytes` };
+      }
+      chunks.push(chunk);
+      return undefined;
+    },
+    end: () =>
+      answer((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8')),
+  };
+}
+
+function streamReader({ options, id }: Answering): ResponseReader<DirectToolAnswer> {
+  let answer: DirectToolAnswer | undefined;
+  const reader = createEventStreamReader({
+    maxEventBytes: options.maxAnswerBytes,
+    maxStreamBytes: options.maxStreamBytes,
+    onEvent: (event) => {
+      if (answer !== undefined || event.event !== 'message') return;
+      let message: unknown;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      answer = answerIn(message, id);
+      if (answer === undefined) options.onMessage(message);
+    },
   });
+  return {
+    // Stops reading at once past a bound, or once the answer is in: the rest of the stream is not read.
+    push(chunk) {
+      const over = reader.push(chunk);
+      return over === undefined ? answer : { kind: 'tooLarge', message: over };
+    },
+    end: () => answer ?? { kind: 'failed', message: 'the upstream ended its stream without the result' },
+  };
 }
 
 // The result or error our request got, if this message is its answer.

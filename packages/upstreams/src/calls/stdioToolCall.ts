@@ -46,10 +46,10 @@ export function createStdioToolCaller(transport: Transport): DirectToolCaller {
         resolve({ kind: 'aborted' });
       };
       waiting.set(id, (answer) => {
-        call.signal.removeEventListener('abort', onEnd);
+        call.end.listen(undefined);
         resolve(answer);
       });
-      call.signal.addEventListener('abort', onEnd, { once: true });
+      call.end.listen(onEnd);
       const request = {
         jsonrpc: '2.0' as const,
         id,
@@ -62,10 +62,10 @@ export function createStdioToolCaller(transport: Transport): DirectToolCaller {
       };
       transport.send(request as JSONRPCMessage).catch((error: unknown) => {
         if (!waiting.delete(id)) return;
-        call.signal.removeEventListener('abort', onEnd);
+        call.end.listen(undefined);
         resolve({ kind: 'lost', message: describeError(error) });
       });
-      if (call.signal.aborted) onEnd();
+      if (call.end.aborted) onEnd();
     });
 }
 

@@ -12,6 +12,7 @@ import type {
 } from '../types.js';
 import { UpstreamsError } from '../upstreamsError.js';
 import { ANSWER_TOO_LARGE_CODE } from '../wire/boundedEventStream.js';
+import { CallEnd } from './callEnd.js';
 import { withCallSignal } from './callScope.js';
 import type { OversizeGuard } from './oversizeGuard.js';
 import type { ProgressRelay } from './progressRelay.js';
@@ -163,25 +164,25 @@ async function directCall(context: UpstreamCallContext, call: DirectCall): Promi
   const { definition } = context;
   const { request, progressToken } = call;
   const { tool } = request;
-  const ended = new AbortController();
+  const end = new CallEnd();
   let timedOut = false;
   const timer = setTimeout(
     () => {
       timedOut = true;
-      ended.abort();
+      end.abort();
     },
     Math.max(1, call.deadline - Date.now()),
   );
-  const onCancel = (): void => ended.abort();
+  const onCancel = (): void => end.abort();
   request.signal?.addEventListener('abort', onCancel, { once: true });
-  if (request.signal?.aborted === true) ended.abort();
+  if (request.signal?.aborted === true) end.abort();
   const meta =
     progressToken === undefined && request.meta === undefined
       ? undefined
       : { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) };
   let answer: DirectToolAnswer;
   try {
-    answer = await call.direct({ tool, args: request.args, meta, signal: ended.signal });
+    answer = await call.direct({ tool, args: request.args, meta, end });
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onCancel);

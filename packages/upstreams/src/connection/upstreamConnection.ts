@@ -15,6 +15,7 @@ import { callUpstreamTool } from '../calls/upstreamCall.js';
 import { describeError } from '../describeError.js';
 import type { DirectToolCaller, UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from '../types.js';
 import { UpstreamsError } from '../upstreamsError.js';
+import { type CallPoster, createCallPoster } from '../wire/callPoster.js';
 import { configuredHeaders } from '../wire/configuredHeaders.js';
 import { createNodeFetch, type NodeFetch } from '../wire/nodeFetch.js';
 import { createExposedTools } from './exposedTools.js';
@@ -120,6 +121,8 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
           maxBodyBytes: maxMessageBytes,
           maxCallAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
         });
+  // Its tools/call POSTs (httpToolCall.ts): their own kept-alive connections, read without streams.
+  const poster: CallPoster | undefined = definition.url === undefined ? undefined : createCallPoster();
 
   // The connection broke or could not be made: down, keep the last tools, try again after the backoff.
   const fail = (gen: number, reason: string): void => {
@@ -241,11 +244,11 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     // A stdio server: taken after the progress relay, so progress still reaches its callers first.
     if (definition.url === undefined)
       return transport === undefined ? undefined : createStdioToolCaller(transport);
-    if (http === undefined || version === undefined) return undefined;
+    if (poster === undefined || version === undefined) return undefined;
     if (!(transport instanceof StreamableHTTPClientTransport)) return undefined;
     return createHttpToolCaller({
       url: new URL(definition.url),
-      http,
+      poster,
       headers: configuredHeaders(definition, options.env),
       protocolVersion: version,
       sessionId: transport.sessionId,
@@ -295,6 +298,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       slots.close();
       await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
       http?.close();
+      poster?.close();
     },
   };
 }

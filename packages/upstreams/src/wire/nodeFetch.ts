@@ -25,7 +25,7 @@ interface Answering {
 }
 
 /** A request of exchange(): its body whole, its headers plain. */
-export interface Exchange {
+interface Exchange {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
@@ -35,8 +35,6 @@ export interface Exchange {
 /** A fetch for the MCP client's HTTP transport, and the release of its kept-alive connections. */
 export interface NodeFetch {
   readonly fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
-  /** One request on the same connections, its response unread (the direct tools/call path, httpToolCall.ts). */
-  readonly exchange: (url: URL, init: Exchange) => Promise<IncomingMessage>;
   /** Closes every connection it keeps (in-flight requests end through their abort signal). */
   close(): void;
 }
@@ -149,7 +147,6 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
   };
   return {
     fetch: (url, init = {}) => send(new URL(url), endingWithItsCall(init), true),
-    exchange: (url, init) => exchange(url, init, true),
     close() {
       agents['http:'].destroy();
       agents['https:'].destroy();
@@ -161,7 +158,7 @@ export function createNodeFetch(options: NodeFetchOptions): NodeFetch {
  * A response body read whole, at most maxBytes (past it the response is destroyed and UpstreamsError
  * RESPONSE_TOO_LARGE thrown).
  */
-export function readBody(response: IncomingMessage, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+function readBody(response: IncomingMessage, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
