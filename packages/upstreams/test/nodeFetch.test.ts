@@ -1,48 +1,13 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamsError } from '../src/upstreamsError.js';
 import { createNodeFetch, type NodeFetch } from '../src/wire/nodeFetch.js';
+import { closeRawServers, json, rawServer } from './fixtures/rawServer.js';
 
-const servers: Server[] = [];
 const fetches: NodeFetch[] = [];
 afterEach(async () => {
   for (const f of fetches.splice(0)) f.close();
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  await closeRawServers();
 });
-
-/** A raw HTTP/1.1 server: `answer` decides what each request (by its number on its connection) gets. */
-async function rawServer(
-  answer: (socket: Socket, nth: number) => void,
-): Promise<{ url: string; connections: () => number }> {
-  let connections = 0;
-  const server = createServer((socket) => {
-    connections += 1;
-    let nth = 0;
-    let buffered = '';
-    socket.on('data', (chunk) => {
-      buffered += chunk.toString();
-      // Every request of these tests has a body of Content-Length bytes after the blank line.
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
-        if (buffered.length < end + 4 + length) return;
-        buffered = buffered.slice(end + 4 + length);
-        nth += 1;
-        answer(socket, nth);
-      }
-    });
-    socket.on('error', () => undefined);
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}/mcp`, connections: () => connections };
-}
-
-const json = (body: string) =>
-  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 function fetchOf(maxBodyBytes = 1024): NodeFetch {
   const f = createNodeFetch({ maxBodyBytes });
