@@ -47,7 +47,7 @@ export function functionSplit(value: string | undefined): FunctionSplit {
 }
 
 /** Busy samples per area (or per function of it, as `split` says), as shares of all busy samples. */
-export function areas(profile: Profile, split: FunctionSplit = 'none'): Map<string, number> {
+function areas(profile: Profile, split: FunctionSplit = 'none'): Map<string, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const counts = new Map<string, number>();
   let busy = 0;
