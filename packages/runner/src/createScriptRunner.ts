@@ -1,7 +1,9 @@
+import { statSync } from 'node:fs';
 import { findExecutable } from './findExecutable.js';
 import { createProcessGuard, type ProcessGuard } from './guard/processGuard.js';
 import type { RunCgroup } from './guard/runCgroup.js';
-import { launchCommand } from './launchCommand.js';
+import type { LaunchSpec } from './launchCommand.js';
+import { confinement, launchCommand, spareWaiter } from './launchCommand.js';
 import { limitExceeded } from './limitExceeded.js';
 import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
@@ -11,7 +13,7 @@ import { SANDBOX_PATH, systemLayout } from './sandbox/systemLayout.js';
 import { signalProcessGroup } from './signalProcessGroup.js';
 import { createSlotPool } from './slotPool.js';
 import { createSpareRuns } from './spareRuns.js';
-import { type SpawnHooks, spawnScript } from './spawnScript.js';
+import { SPARE_FD, type SpawnHooks, spawnScript } from './spawnScript.js';
 import type {
   IsolationReport,
   RunnerOptions,
@@ -28,6 +30,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const NO_LIMITS: ScriptLimits = { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 };
 // Processes of a sandboxed run that are not the script's: bwrap outside and bwrap as pid 1 inside.
 const BWRAP_PROCESSES = 2;
+// Warm spares: at most this many at once (and never more than runs may run at once), each ended after a minute
+// unused. A sandboxed one holds bwrap's two processes and a bash, about 6 MB.
+const MAX_SPARES = 8;
+const SPARE_IDLE_MS = 60_000;
 
 /** A guard that does nothing, for hosts where even the watchdog cannot start. */
 const NO_GUARD: ProcessGuard = {
@@ -66,10 +72,54 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   const running = new Set<RunningScript>();
   const guarded = createProcessGuard().catch(() => NO_GUARD);
   // Warm spares need bash (to read their command) and env (to set the run's environment exactly).
+  const sandboxOptions = (skillDir: string): LaunchSpec['sandbox'] =>
+    bwrap === undefined || layout === undefined
+      ? undefined
+      : {
+          bwrap,
+          options: sandboxArguments({
+            layout,
+            readOnly: [skillDir],
+            cwd: skillDir,
+            network,
+            tmpBytes: limits.fileBytes,
+          }),
+        };
   const spares =
     shell === undefined || envPath === undefined
       ? undefined
-      : createSpareRuns({ guard: guarded, limits: cgroupLimits, shell });
+      : createSpareRuns({
+          guard: guarded,
+          limits: cgroupLimits,
+          shell,
+          max: Math.min(options.maxConcurrent, options.spares?.max ?? MAX_SPARES),
+          idleMs: options.spares?.idleMs ?? SPARE_IDLE_MS,
+          // Key '' waits before its sandbox (any run); a skill folder's spare has its sandbox and rlimits made.
+          chain: (key) =>
+            key === ''
+              ? []
+              : [
+                  ...confinement({
+                    command: [],
+                    watchdog: false,
+                    procsFiles: [],
+                    prlimit,
+                    limits,
+                    sandbox: sandboxOptions(key),
+                  }),
+                  ...spareWaiter(shell, SPARE_FD),
+                ],
+          // The folder the spare's sandbox bound: a folder swapped in at the same path later is another one.
+          identity: (key) => {
+            if (key === '') return '';
+            try {
+              const stat = statSync(key, { bigint: true });
+              return `${stat.dev}:${stat.ino}`;
+            } catch {
+              return undefined;
+            }
+          },
+        });
   let isolation: IsolationReport | undefined;
   const ready = guarded.then((guard) => {
     isolation = Object.freeze({
@@ -151,11 +201,15 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
       if (req.signal?.aborted)
         throw new RunnerError('RUNNER_ABORTED', 'the run was cancelled before the script started');
       const guard = await guarded;
-      // A spare for a run without input (its stdin is /dev/null, as a cold run's) whose argv can be sent.
-      const spare =
-        req.stdin === undefined && !command.some((arg) => arg.includes('\0')) && !req.skillDir.includes('\0')
-          ? spares?.take()
-          : undefined;
+      // A spare for a run without input (its stdin is /dev/null, as a cold run's) whose argv can be sent: one
+      // with this skill folder's sandbox made, else one that waits before its sandbox.
+      const sendable =
+        req.stdin === undefined && !command.some((arg) => arg.includes('\0')) && !req.skillDir.includes('\0');
+      const spare = sendable
+        ? bwrap === undefined
+          ? spares?.take('')
+          : (spares?.take(req.skillDir) ?? spares?.take(''))
+        : undefined;
       cgroup = spare === undefined ? await guard.openRun(cgroupLimits) : spare.cgroup;
       const seconds = Math.min(
         req.timeoutSeconds ?? options.defaultTimeoutSeconds,
@@ -179,19 +233,9 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
                 ...(spare === undefined ? {} : { exact: env }),
               },
             }),
-        sandbox:
-          bwrap === undefined || layout === undefined
-            ? undefined
-            : {
-                bwrap,
-                options: sandboxArguments({
-                  layout,
-                  readOnly: [req.skillDir],
-                  cwd: req.skillDir,
-                  network,
-                  tmpBytes: limits.fileBytes,
-                }),
-              },
+        sandbox: sandboxOptions(req.skillDir),
+        // A skill folder's spare is in its sandbox, under its rlimits, already: it is sent env and the script.
+        prestarted: spare !== undefined && spare.key !== '',
       });
       script = await spawnScript({
         file: launch.file,

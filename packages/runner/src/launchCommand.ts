@@ -12,11 +12,14 @@ import type { ScriptLimits } from './types.js';
 // 3-9, so the runner prefers bash. bwrap opens nothing it passes on, so inside the sandbox nothing more is
 // needed: the run's chain is this wrapper, bwrap, prlimit, env, the script, and nothing else.
 // $3 is non-empty for a warm spare (spareRuns.ts): a wrapper started ahead of its run, which registers, closes
-// and joins as above, then waits on that descriptor (never stdin, which stays /dev/null) for the run's working
-// directory and command, each item ending in a NUL byte, then end-of-file. bash reads them with read -d '',
-// which keeps every byte but NUL (no argv can hold one), and execs them as they came.
-const WRAPPER = `watchdog=$1 procs=$2 wait=$3
+// every descriptor but that one and joins as above. It then waits on that descriptor (never stdin, which stays
+// /dev/null) for the run's working directory and command, each item ending in a NUL byte, then end-of-file.
+// bash reads them with read -d '', which keeps every byte but NUL (no argv can hold one), and execs them as they
+// came. Written "+6", it execs "$@" at once instead, keeping the descriptor open: a sandbox started ahead, whose
+// last link is this same program again (nothing to register or join), waiting inside the sandbox.
+const WRAPPER = `watchdog=$1 procs=$2 wait=$3 receive=1
 shift 3
+case $wait in +*) wait=\${wait#+} receive= ;; esac
 if [ -n "$watchdog" ]; then
   trap '' PIPE
   echo "+$$" >&5 2>/dev/null
@@ -38,7 +41,7 @@ if [ -n "$procs" ]; then
   unset IFS
   set +f
 fi
-if [ -n "$wait" ]; then
+if [ -n "$wait" ] && [ -n "$receive" ]; then
   IFS= read -r -d '' -u "$wait" dir || exit 125
   set --
   while IFS= read -r -d '' -u "$wait" arg; do set -- "$@" "$arg"; done
@@ -66,6 +69,16 @@ export interface LaunchSpec {
    * joined its cgroups (`command` is then empty). Needs bash.
    */
   readonly waitFd?: number;
+  /**
+   * For a warm spare started with its sandbox (`waitFd` set): the wrapper execs `command` at once, keeping
+   * `waitFd` open, and the last link of `command` (`spareWaiter`) reads the run's command inside.
+   */
+  readonly passWaitFd?: boolean;
+  /**
+   * The run goes to a spare whose sandbox and rlimits are already in place: `command` (what it is sent) is
+   * then only env and the script.
+   */
+  readonly prestarted?: boolean;
   /** The shell that runs the wrapper: bash where there is one (it closes descriptors of any number). */
   readonly shell?: string;
   /**
@@ -102,12 +115,7 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[];
             ...command,
           ]
         : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...command];
-  const rlimits = rlimitOptions(spec.limits, spec.sandbox !== undefined);
-  const limited =
-    spec.prlimit === undefined || rlimits.length === 0 ? clean : [spec.prlimit, ...rlimits, '--', ...clean];
-  // prlimit runs inside the sandbox: RLIMIT_NPROC counts per user namespace only there.
-  const inner =
-    spec.sandbox === undefined ? limited : [spec.sandbox.bwrap, ...spec.sandbox.options, ...limited];
+  const inner = spec.prestarted === true ? clean : [...confinement(spec), ...clean];
   return {
     file: spec.shell ?? '/bin/sh',
     args: [
@@ -116,11 +124,28 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[];
       'skillgate-run',
       spec.watchdog ? '5' : '',
       spec.procsFiles.join('\n'),
-      spec.waitFd === undefined ? '' : String(spec.waitFd),
+      spec.waitFd === undefined ? '' : `${spec.passWaitFd === true ? '+' : ''}${spec.waitFd}`,
       ...inner,
     ],
     command: inner,
   };
+}
+
+/**
+ * The last link of a spare started with its sandbox: the wrapper's program again, inside the sandbox, with
+ * nothing to register or join; it closes every descriptor but `waitFd`, reads the run's directory and command
+ * there and execs them.
+ */
+export function spareWaiter(shell: string, waitFd: number): string[] {
+  return [shell, '-c', WRAPPER, 'skillgate-run', '', '', String(waitFd)];
+}
+
+/** bwrap with its options, then prlimit with the run's rlimits (each when configured): what precedes env. */
+export function confinement(spec: LaunchSpec): string[] {
+  const rlimits = rlimitOptions(spec.limits, spec.sandbox !== undefined);
+  const limited = spec.prlimit === undefined || rlimits.length === 0 ? [] : [spec.prlimit, ...rlimits, '--'];
+  // prlimit runs inside the sandbox: RLIMIT_NPROC counts per user namespace only there.
+  return spec.sandbox === undefined ? limited : [spec.sandbox.bwrap, ...spec.sandbox.options, ...limited];
 }
 
 /**

@@ -10,22 +10,47 @@ import { SPARE_FD } from './spawnScript.js';
 export interface SpareRun {
   readonly child: ChildProcess;
   readonly cgroup: RunCgroup;
+  /** What it was made for: '' = any run (it waits before its sandbox), else the key its `chain` was made for. */
+  readonly key: string;
 }
 
-/** What the spares of one runner are made with: the same for every run of that runner. */
+/** What the spares of one runner are made with. */
 export interface SpareRunsOptions {
   readonly guard: Promise<ProcessGuard>;
   readonly limits: RunCgroupLimits;
   /** bash: the spare reads its command with `read -d ''`, which a POSIX sh lacks. */
   readonly shell: string;
+  /** Most spares at once, idle or being made, every key together; 0 = none. */
+  readonly max: number;
+  /** A spare unused this long is ended (and made again only when a run of its key asks). */
+  readonly idleMs: number;
+  /**
+   * What a spare of `key` execs after the wrapper, ending in the waiter (`spareWaiter`) that reads the run's
+   * command; empty for key '' (the wrapper reads it itself). Throws when no spare can be made for the key.
+   */
+  chain(key: string): readonly string[];
+  /**
+   * What the spare's sandbox depends on, read when it is made and again when it is taken; a spare whose
+   * identity changed is not used (a skill folder swapped for another at the same path after its spare bound
+   * it). undefined = cannot be told: no spare.
+   */
+  identity(key: string): string | undefined;
 }
 
-/** One warm spare at a time: `take` hands it to a run and starts the next; `close` ends the one left. */
+/** Warm spares by key: `take` hands one to a run and asks for another of that key; `close` ends the idle ones. */
 export interface SpareRuns {
-  /** The spare, if one is up (and then the next is started), else undefined: the run starts cold. */
-  take(): SpareRun | undefined;
-  /** Ends the idle spare and starts no more. */
+  /** The oldest idle spare of `key` (one more of that key is started), else undefined: the run starts cold. */
+  take(key: string): SpareRun | undefined;
+  /** Spares idle or being made now. */
+  readonly size: number;
+  /** Ends every idle spare and starts no more. */
   close(): Promise<void>;
+}
+
+interface Idle {
+  readonly spare: SpareRun;
+  readonly identity: string;
+  readonly reap: NodeJS.Timeout;
 }
 
 // fds 3 and 4 unused, 5 the watchdog's pipe, 6 the wait pipe: the same numbers as a cold run's.
@@ -33,17 +58,24 @@ const UNUSED = ['ignore', 'ignore'] as const;
 
 /**
  * Warm spares: a run's wrapper started before its run, so the cgroup join, which waits for an RCU grace period
- * in the kernel (about 10 ms when runs are spaced out), happens while no one waits for it (docs/sandbox.md,
- * "Cost"). Each spare has fresh cgroups of its own, used by exactly one run; the process guard knows it like a
- * run (watchdog registration, cgroup sweep), so it never outlives the gateway.
+ * in the kernel (about 10 ms when runs are spaced out), happens while no one waits for it; for a key other than
+ * '' also the sandbox (bwrap's namespaces and mounts for one skill folder) and the rlimits (docs/sandbox.md,
+ * "Cost"). Each spare has fresh cgroups and namespaces of its own, used by exactly one run; the process guard
+ * knows it like a run (watchdog registration, cgroup sweep), so it never outlives the gateway. Each run of a key
+ * asks for one more spare of it (up to `max` in all, the oldest idle spare of another key making room), so runs
+ * `n` at a time find `n` spares; one unused for `idleMs` is ended.
  */
 export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
-  let spare: SpareRun | undefined;
-  let making: Promise<void> | undefined;
+  const idle = new Map<string, Idle[]>();
+  const pending = new Set<Promise<void>>();
+  let size = 0;
   let closed = false;
 
-  async function make(): Promise<void> {
+  async function make(key: string): Promise<void> {
     const guard = await options.guard;
+    const identity = options.identity(key);
+    if (identity === undefined || closed) return;
+    const chain = options.chain(key);
     const cgroup = await guard.openRun(options.limits);
     if (cgroup === undefined) return;
     if (closed) {
@@ -52,13 +84,15 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
     }
     const registration = guard.registration;
     const { file, args } = launchCommand({
-      command: [],
+      command: chain,
       watchdog: registration !== undefined,
       procsFiles: cgroup.procsFiles,
       prlimit: undefined,
       limits: { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 },
       shell: options.shell,
       waitFd: SPARE_FD,
+      passWaitFd: chain.length > 0,
+      prestarted: true,
     });
     const child = spawn(file, args, {
       cwd: '/',
@@ -67,55 +101,98 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', ...UNUSED, registration ?? 'ignore', 'pipe'],
     });
-    const { pid } = child;
-    if (pid === undefined) {
+    if (child.pid === undefined) {
       child.on('error', () => {});
       await cgroup.remove();
       return;
     }
-    const ready: SpareRun = { child, cgroup };
+    const spare: SpareRun = { child, cgroup, key };
     // An idle spare keeps nothing of the gateway alive.
     setRef(child, false);
+    const entry: Idle = {
+      spare,
+      identity,
+      reap: setTimeout(() => {
+        if (forget(entry)) void discard(spare);
+      }, options.idleMs),
+    };
+    entry.reap.unref();
+    // Died idle (killed from outside, or its sandbox failed): forget it, its group and its cgroups.
     child.once('exit', () => {
-      // Died idle (killed from outside): forget it, its group and its cgroups.
-      if (spare !== ready) return;
-      spare = undefined;
-      void discard(ready);
+      if (forget(entry)) void discard(spare);
     });
-    spare = ready;
+    const list = idle.get(key) ?? [];
+    list.push(entry);
+    idle.set(key, list);
+    size++;
   }
 
-  function refill(): void {
-    if (closed || making !== undefined) return;
-    making = make()
+  // Takes an idle spare out of the lists; false if a run or the reaper took it already.
+  function forget(entry: Idle): boolean {
+    const list = idle.get(entry.spare.key);
+    const at = list?.indexOf(entry) ?? -1;
+    if (list === undefined || at < 0) return false;
+    list.splice(at, 1);
+    if (list.length === 0) idle.delete(entry.spare.key);
+    clearTimeout(entry.reap);
+    size--;
+    return true;
+  }
+
+  // Makes room for one more by ending the oldest idle spare of another key; false if there is none.
+  function evictOther(key: string): boolean {
+    let oldest: Idle | undefined;
+    for (const [other, list] of idle) {
+      // The lists are oldest first; Map order is the order keys were first made, close enough to age.
+      if (other !== key && list[0] !== undefined) {
+        oldest = list[0];
+        break;
+      }
+    }
+    if (oldest === undefined || !forget(oldest)) return false;
+    void discard(oldest.spare);
+    return true;
+  }
+
+  function want(key: string): void {
+    if (closed) return;
+    if (size >= options.max && !evictOther(key)) return;
+    // Counted while it is made, so a burst of runs does not start more than `max`.
+    size++;
+    const made: Promise<void> = make(key)
       .catch(() => {
-        // No spare this time: runs start cold until the next refill.
+        // No spare this time: runs start cold until the next one asks.
       })
       .finally(() => {
-        making = undefined;
+        size--;
+        pending.delete(made);
       });
+    pending.add(made);
   }
 
-  refill();
+  if (options.max > 0) want('');
   return {
-    take() {
-      const taken = spare;
-      spare = undefined;
-      refill();
-      if (taken === undefined) return undefined;
-      if (!waiting(taken.child)) {
-        void discard(taken);
+    take(key) {
+      const entry = idle.get(key)?.[0];
+      if (entry !== undefined) forget(entry);
+      want(key);
+      if (entry === undefined) return undefined;
+      if (!waiting(entry.spare.child) || options.identity(key) !== entry.identity) {
+        void discard(entry.spare);
         return undefined;
       }
-      setRef(taken.child, true);
-      return taken;
+      setRef(entry.spare.child, true);
+      return entry.spare;
+    },
+    get size() {
+      return size;
     },
     async close() {
       closed = true;
-      await making;
-      const idle = spare;
-      spare = undefined;
-      if (idle !== undefined) await discard(idle);
+      await Promise.allSettled([...pending]);
+      const left = [...idle.values()].flat();
+      for (const entry of left) forget(entry);
+      await Promise.allSettled(left.map((entry) => discard(entry.spare)));
     },
   };
 
