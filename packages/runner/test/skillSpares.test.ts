@@ -114,7 +114,10 @@ describe('sandboxed warm spares by skill folder', () => {
   });
 
   it("a spare's sandbox serves one run: each run from one starts with an empty /tmp and its own PID namespace", async () => {
-    const dir = await skill('fresh', '[ -e /tmp/mark ] && echo reused; echo "$$" >/tmp/mark; ls /proc | grep -c "^[0-9]"\n');
+    const dir = await skill(
+      'fresh',
+      '[ -e /tmp/mark ] && echo reused; echo "$$" >/tmp/mark; ls /proc | grep -c "^[0-9]"\n',
+    );
     const runner = await sandboxed();
     await run(runner, dir);
     for (let i = 0; i < 3; i++) {
