@@ -3,7 +3,7 @@ import { findExecutable } from './findExecutable.js';
 import { createProcessGuard, type ProcessGuard } from './guard/processGuard.js';
 import type { RunCgroup } from './guard/runCgroup.js';
 import type { LaunchSpec } from './launchCommand.js';
-import { confinement, launchCommand, spareWaiter } from './launchCommand.js';
+import { confinement, launchCommand, spareWaiter, ulimitOptions } from './launchCommand.js';
 import { limitExceeded } from './limitExceeded.js';
 import { createCommandResolver } from './resolveCommand.js';
 import { RunnerError } from './runnerError.js';
@@ -94,21 +94,29 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
           shell,
           max: Math.min(options.maxConcurrent, options.spares?.max ?? MAX_SPARES),
           idleMs: options.spares?.idleMs ?? SPARE_IDLE_MS,
-          // Key '' waits before its sandbox (any run); a skill folder's spare has its sandbox and rlimits made.
-          chain: (key) =>
-            key === ''
-              ? []
-              : [
-                  ...confinement({
-                    command: [],
-                    watchdog: false,
-                    procsFiles: [],
-                    prlimit,
-                    limits,
-                    sandbox: sandboxOptions(key),
-                  }),
-                  ...spareWaiter(shell, SPARE_FD),
-                ],
+          chain: (key) => {
+            // The rlimits, set by the spare's waiting shell; prlimit stays in the run's chain when bash cannot
+            // say them exactly, and both go without prlimit, as for a cold run.
+            const ulimits = prlimit === undefined ? [] : ulimitOptions(limits, bwrap !== undefined);
+            if (key === '')
+              return bwrap === undefined && ulimits !== undefined
+                ? { argv: ulimits, receive: true, prestarted: true }
+                : { argv: [], receive: true, prestarted: false };
+            // A skill folder's spare: its sandbox made, the waiting shell inside it.
+            const confined = confinement({
+              command: [],
+              watchdog: false,
+              procsFiles: [],
+              prlimit: ulimits === undefined ? prlimit : undefined,
+              limits,
+              sandbox: sandboxOptions(key),
+            });
+            return {
+              argv: [...confined, ...spareWaiter(shell, SPARE_FD, ulimits ?? [])],
+              receive: false,
+              prestarted: true,
+            };
+          },
           // The folder the spare's sandbox bound: a folder swapped in at the same path later is another one.
           identity: (key) => {
             if (key === '') return '';
@@ -234,8 +242,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
               },
             }),
         sandbox: sandboxOptions(req.skillDir),
-        // A skill folder's spare is in its sandbox, under its rlimits, already: it is sent env and the script.
-        prestarted: spare !== undefined && spare.key !== '',
+        // A spare with its sandbox and rlimits in place is sent only env and the script.
+        prestarted: spare?.prestarted === true,
       });
       script = await spawnScript({
         file: launch.file,

@@ -15,7 +15,8 @@ import type { ScriptLimits } from './types.js';
 // every descriptor but that one and joins as above. It then waits on that descriptor (never stdin, which stays
 // /dev/null) for the run's working directory and command, each item ending in a NUL byte, then end-of-file.
 // bash reads them with read -d '', which keeps every byte but NUL (no argv can hold one), and execs them as they
-// came. Written "+6", it execs "$@" at once instead, keeping the descriptor open: a sandbox started ahead, whose
+// came, after setting the rlimits "$@" names (`ulimit` options as -x=value: the same limits as prlimit's, set
+// by the shell that execs the run, so no prlimit process is on its way). Written "+6", it execs "$@" at once instead, keeping the descriptor open: a sandbox started ahead, whose
 // last link is this same program again (nothing to register or join), waiting inside the sandbox.
 const WRAPPER = `watchdog=$1 procs=$2 wait=$3 receive=1
 shift 3
@@ -42,6 +43,7 @@ if [ -n "$procs" ]; then
   set +f
 fi
 if [ -n "$wait" ] && [ -n "$receive" ]; then
+  for limit in "$@"; do ulimit "\${limit%%=*}" "\${limit#*=}" || exit 125; done
   IFS= read -r -d '' -u "$wait" dir || exit 125
   set --
   while IFS= read -r -d '' -u "$wait" arg; do set -- "$@" "$arg"; done
@@ -102,7 +104,8 @@ export interface LaunchSpec {
  * `command`, that argv after the wrapper's own arguments (what a warm spare is sent).
  */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[]; command: string[] } {
-  const command = literalCommand(spec.command);
+  // Only env misreads an operand with "=": without it the command is exec'd as it is.
+  const command = spec.env === undefined ? spec.command : literalCommand(spec.command);
   const clean =
     spec.env === undefined
       ? [...command]
@@ -136,8 +139,24 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[];
  * nothing to register or join; it closes every descriptor but `waitFd`, reads the run's directory and command
  * there and execs them.
  */
-export function spareWaiter(shell: string, waitFd: number): string[] {
-  return [shell, '-c', WRAPPER, 'skillgate-run', '', '', String(waitFd)];
+export function spareWaiter(shell: string, waitFd: number, ulimits: readonly string[]): string[] {
+  return [shell, '-c', WRAPPER, 'skillgate-run', '', '', String(waitFd), ...ulimits];
+}
+
+/**
+ * The rlimits of `rlimitOptions` as bash `ulimit` options (-x=value), for a spare's waiting shell to set; undefined
+ * when bash cannot say them exactly (a file_bytes that is not a whole number of its 1024-byte blocks).
+ */
+export function ulimitOptions(limits: ScriptLimits, sandboxed: boolean): string[] | undefined {
+  if (limits.fileBytes % 1024 !== 0) return undefined;
+  const options: string[] = [];
+  if (limits.memoryMb > 0) options.push(`-d=${limits.memoryMb * 1024}`);
+  if (limits.fileBytes > 0) options.push(`-f=${limits.fileBytes / 1024}`);
+  // Both at the hard value first: a soft limit above a new hard one is refused.
+  if (limits.cpuSeconds > 0) options.push(`-t=${limits.cpuSeconds + 1}`, `-St=${limits.cpuSeconds}`);
+  if (sandboxed && limits.processes > 0) options.push(`-u=${limits.processes + 1}`);
+  if (options.length > 0) options.push('-c=0');
+  return options;
 }
 
 /** bwrap with its options, then prlimit with the run's rlimits (each when configured): what precedes env. */

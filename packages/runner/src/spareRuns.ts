@@ -10,8 +10,20 @@ import { SPARE_FD } from './spawnScript.js';
 export interface SpareRun {
   readonly child: ChildProcess;
   readonly cgroup: RunCgroup;
-  /** What it was made for: '' = any run (it waits before its sandbox), else the key its `chain` was made for. */
+  /** What it was made for: '' = any run of the runner, else one key (a skill folder). */
   readonly key: string;
+  /** Whether its sandbox and rlimits are in place: the run sends it only env and the script. */
+  readonly prestarted: boolean;
+}
+
+/** How a spare of one key is started. */
+export interface SpareChain {
+  /** After the wrapper's own arguments: ulimit options for it to set (`receive`), or the chain it execs. */
+  readonly argv: readonly string[];
+  /** The wrapper reads the run's command itself; else it execs `argv`, whose last link (`spareWaiter`) reads it. */
+  readonly receive: boolean;
+  /** Whether the sandbox and rlimits are in place once the spare waits. */
+  readonly prestarted: boolean;
 }
 
 /** What the spares of one runner are made with. */
@@ -24,11 +36,8 @@ export interface SpareRunsOptions {
   readonly max: number;
   /** A spare unused this long is ended (and made again only when a run of its key asks). */
   readonly idleMs: number;
-  /**
-   * What a spare of `key` execs after the wrapper, ending in the waiter (`spareWaiter`) that reads the run's
-   * command; empty for key '' (the wrapper reads it itself). Throws when no spare can be made for the key.
-   */
-  chain(key: string): readonly string[];
+  /** How a spare of `key` is started; throws when none can be made for the key. */
+  chain(key: string): SpareChain;
   /**
    * What the spare's sandbox depends on, read when it is made and again when it is taken; a spare whose
    * identity changed is not used (a skill folder swapped for another at the same path after its spare bound
@@ -84,14 +93,14 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
     }
     const registration = guard.registration;
     const { file, args } = launchCommand({
-      command: chain,
+      command: chain.argv,
       watchdog: registration !== undefined,
       procsFiles: cgroup.procsFiles,
       prlimit: undefined,
       limits: { memoryMb: 0, processes: 0, fileBytes: 0, cpuSeconds: 0 },
       shell: options.shell,
       waitFd: SPARE_FD,
-      passWaitFd: chain.length > 0,
+      passWaitFd: !chain.receive,
       prestarted: true,
     });
     const child = spawn(file, args, {
@@ -106,7 +115,7 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
       await cgroup.remove();
       return;
     }
-    const spare: SpareRun = { child, cgroup, key };
+    const spare: SpareRun = { child, cgroup, key, prestarted: chain.prestarted };
     // An idle spare keeps nothing of the gateway alive.
     setRef(child, false);
     const entry: Idle = {

@@ -157,3 +157,41 @@ describe('sandboxed warm spares by skill folder', () => {
     expect(await run(runner, dir)).toBe('new\n');
   });
 });
+
+describe.each([
+  ['off', 1024 * 1024],
+  ['bwrap', 1024 * 1024],
+  // Not a whole number of bash's 1024-byte blocks: prlimit sets them in the run's chain instead.
+  ['bwrap', 1_000_000],
+  ['off', 1_000_000],
+] as const)('rlimits of a run from a spare (sandbox %s, file_bytes %i)', (mode, fileBytes) => {
+  it('are exactly those of a cold run', async () => {
+    const dir = await skill('limits', 'cat "/proc/$$/limits"\n');
+    const runner = createScriptRunner(
+      runnerOptions({
+        sandbox: mode === 'bwrap' ? await probeSandbox({ mode: 'bwrap' }) : undefined,
+        limits: { memoryMb: 200, processes: 20, fileBytes, cpuSeconds: 7 },
+        sourceEnv: { PATH: '/usr/bin:/bin' },
+      }),
+    );
+    runners.push(runner);
+    const req = {
+      skillName: 'limits',
+      skillDir: dir,
+      scriptPath: join(dir, 'run.sh'),
+      executable: false,
+      principal: 'alice',
+    };
+    await runner.run(req);
+    await waitFor(() => (mode === 'bwrap' ? sparesOf(dir) : spares().length) > 0, { what: 'a spare' });
+    const fromSpare = (await runner.run(req)).stdout;
+    // A run with input never takes a spare.
+    const cold = (await runner.run({ ...req, stdin: '' })).stdout;
+    expect(fromSpare).toBe(cold);
+    expect(cold).toMatch(/^Max cpu time\s+7\s+8\s/m);
+    expect(cold).toMatch(/^Max data size\s+209715200\s+209715200\s/m);
+    expect(cold).toMatch(new RegExp(`^Max file size\\s+${fileBytes}\\s+${fileBytes}\\s`, 'm'));
+    expect(cold).toMatch(/^Max core file size\s+0\s+0\s/m);
+    if (mode === 'bwrap') expect(cold).toMatch(/^Max processes\s+21\s+21\s/m);
+  });
+});
