@@ -104,8 +104,7 @@ export interface LaunchSpec {
  * `command`, that argv after the wrapper's own arguments (what a warm spare is sent).
  */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[]; command: string[] } {
-  // Only env misreads an operand with "=": without it the command is exec'd as it is.
-  const command = spec.env === undefined ? spec.command : literalCommand(spec.command);
+  const command = literalCommand(spec.command);
   const clean =
     spec.env === undefined
       ? [...command]

@@ -93,7 +93,7 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
     }
     const registration = guard.registration;
     const { file, args } = launchCommand({
-      command: chain.argv,
+      command: chain.receive ? [] : chain.argv,
       watchdog: registration !== undefined,
       procsFiles: cgroup.procsFiles,
       prlimit: undefined,
@@ -103,7 +103,8 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
       passWaitFd: !chain.receive,
       prestarted: true,
     });
-    const child = spawn(file, args, {
+    // The ulimit options of a wrapper that receives its command follow its own arguments, as they are.
+    const child = spawn(file, chain.receive ? [...args, ...chain.argv] : args, {
       cwd: '/',
       // Nothing: the run's environment reaches its command through env -i.
       env: {},
