@@ -139,7 +139,12 @@ export interface DirectToolCall {
 
 /** What came of one call; the caller maps each to an UpstreamCallResult. */
 export type DirectToolAnswer =
-  | { readonly kind: 'result'; readonly result: unknown }
+  | {
+      readonly kind: 'result';
+      readonly result: unknown;
+      /** Bytes of the JSON text the result was parsed from (its message), when known. */
+      readonly textBytes?: number;
+    }
   | { readonly kind: 'error'; readonly message: string }
   | { readonly kind: 'tooLarge'; readonly message: string }
   | { readonly kind: 'aborted' }

@@ -46,6 +46,19 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
     ...(options.sessionId === undefined ? {} : { 'mcp-session-id': options.sessionId }),
     ...(modern ? { 'mcp-method': 'tools/call' } : {}),
   };
+  // A 2026-07-28 call's headers name its tool (Mcp-Name): made once per tool. Only tools the upstream
+  // exposes get here (upstreamCall.ts checks), so the map is as bounded as its listing; it starts over past
+  // that anyway.
+  const named = new Map<string, Record<string, string>>();
+  const namedHeaders = (tool: string): Record<string, string> => {
+    let headers = named.get(tool);
+    if (headers === undefined) {
+      if (named.size >= MAX_NAMED_HEADERS) named.clear();
+      headers = { ...base, 'mcp-name': headerValue(tool) };
+      named.set(tool, headers);
+    }
+    return headers;
+  };
   const cancel = (id: string): void => {
     const body = JSON.stringify({
       jsonrpc: '2.0',
@@ -66,7 +79,7 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
       method: 'tools/call',
       params: { name: call.tool, arguments: call.args, ...(meta === undefined ? {} : { _meta: meta }) },
     });
-    const headers = modern ? { ...base, 'mcp-name': headerValue(call.tool) } : base;
+    const headers = modern ? namedHeaders(call.tool) : base;
     try {
       return await options.poster.post(options.url, { headers, body, end: call.end }, (status, type) =>
         answerReader(status, type, { id, call, options }),
@@ -82,6 +95,9 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
     return { kind: 'aborted' };
   }
 }
+
+// Most tools whose call headers are kept (a listing holds max_tools, 256 by default).
+const MAX_NAMED_HEADERS = 1024;
 
 interface Answering {
   readonly id: string;
@@ -108,10 +124,10 @@ function answerReader(
     };
     return { push: () => failed, end: () => failed };
   }
-  return wholeBody(options.maxAnswerBytes, (text) => {
+  return wholeBody(options.maxAnswerBytes, (text, bytes) => {
     const message = parse(text);
     for (const one of Array.isArray(message) ? message : [message]) {
-      const answer = answerIn(one, id);
+      const answer = answerIn(one, id, bytes);
       if (answer !== undefined) return answer;
       options.onMessage(one);
     }
@@ -136,7 +152,7 @@ function statusAnswer(status: number, text: string, { options, id }: Answering):
 // A body read whole up to maxBytes, then made an answer; past the bound the call is RESULT_TOO_LARGE at once.
 function wholeBody(
   maxBytes: number,
-  answer: (text: string) => DirectToolAnswer,
+  answer: (text: string, bytes: number) => DirectToolAnswer,
 ): ResponseReader<DirectToolAnswer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -150,7 +166,10 @@ function wholeBody(
       return undefined;
     },
     end: () =>
-      answer((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8')),
+      answer(
+        (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'),
+        size,
+      ),
   };
 }
 
@@ -167,7 +186,8 @@ function streamReader({ options, id }: Answering): ResponseReader<DirectToolAnsw
       } catch {
         return;
       }
-      answer = answerIn(message, id);
+      // The event's data as UTF-16 code units: at most 3 UTF-8 bytes each.
+      answer = answerIn(message, id, event.data.length * 3);
       if (answer === undefined) options.onMessage(message);
     },
   });
@@ -182,12 +202,12 @@ function streamReader({ options, id }: Answering): ResponseReader<DirectToolAnsw
 }
 
 // The result or error our request got, if this message is its answer.
-function answerIn(message: unknown, id: string): DirectToolAnswer | undefined {
+function answerIn(message: unknown, id: string, textBytes: number): DirectToolAnswer | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const { id: answered, result } = message as { id?: unknown; result?: unknown };
   if (answered !== id) return undefined;
   if (typeof result === 'object' && result !== null && !Array.isArray(result))
-    return { kind: 'result', result };
+    return { kind: 'result', result, textBytes };
   return errorOf(message, id) ?? { kind: 'failed', message: 'the upstream answered the call with no result' };
 }
 
@@ -208,6 +228,8 @@ function parse(text: string): unknown {
 }
 
 function mediaType(contentType: string): string {
+  // The usual spellings as they are; anything else taken apart.
+  if (contentType === 'application/json' || contentType === 'text/event-stream') return contentType;
   return contentType.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 

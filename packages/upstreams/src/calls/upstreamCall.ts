@@ -127,9 +127,20 @@ async function sendCall(
   }
 }
 
-// The result as the caller gets it, or RESULT_TOO_LARGE past max_result_bytes.
-function shaped(definition: UpstreamDefinition, tool: string, result: unknown): UpstreamCallResult {
-  const size = Buffer.byteLength(JSON.stringify(result));
+// JSON.stringify of a parsed JSON text is at most this many times the text's bytes: only a number can grow
+// (`1e20` is written as 21 digits: 5.25×); whitespace, escapes and repeated keys only shrink.
+const MAX_REWRITE_GROWTH = 6;
+
+// The result as the caller gets it, or RESULT_TOO_LARGE past max_result_bytes. A result parsed from a text
+// small enough that its JSON cannot pass the bound is not written out to be measured.
+function shaped(
+  definition: UpstreamDefinition,
+  tool: string,
+  result: unknown,
+  textBytes?: number,
+): UpstreamCallResult {
+  const surelyWithin = textBytes !== undefined && textBytes * MAX_REWRITE_GROWTH <= definition.maxResultBytes;
+  const size = surelyWithin ? 0 : Buffer.byteLength(JSON.stringify(result));
   if (size > definition.maxResultBytes) {
     return {
       ok: false,
@@ -189,7 +200,7 @@ async function directCall(context: UpstreamCallContext, call: DirectCall): Promi
   }
   switch (answer.kind) {
     case 'result':
-      return shaped(definition, tool, answer.result);
+      return shaped(definition, tool, answer.result, answer.textBytes);
     case 'error':
       return { ok: false, reason: 'UPSTREAM_ERROR', message: boundedMessage(answer.message) };
     case 'tooLarge':

@@ -44,14 +44,18 @@ const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
  */
 export function createCallPoster(): CallPoster {
   const pools = new Map<string, Pool>();
-  const poolOf = (url: URL): Pool => {
+  // The upstream's URL is one object for the connection's life: its pool and path are found once.
+  let last: { readonly url: URL; readonly pool: Pool; readonly path: string } | undefined;
+  const targetOf = (url: URL): { readonly pool: Pool; readonly path: string } => {
+    if (last?.url === url) return last;
     let pool = pools.get(url.origin);
     if (pool === undefined) {
       // No undici timeouts (a call's own deadline ends it); idle sockets close a little before the server's.
       pool = new Pool(url.origin, { headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4000 });
       pools.set(url.origin, pool);
     }
-    return pool;
+    last = { url, pool, path: `${url.pathname}${url.search}` };
+    return last;
   };
   const send = <T>(
     url: URL,
@@ -111,10 +115,10 @@ export function createCallPoster(): CallPoster {
           reject(error);
         },
       };
-      poolOf(url).dispatch(
+      const { pool, path } = targetOf(url);
+      pool.dispatch(
         {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
+          path,
           method: 'POST',
           headers: init.headers,
           body: init.body,
@@ -127,6 +131,7 @@ export function createCallPoster(): CallPoster {
     close() {
       for (const pool of pools.values()) void pool.destroy().catch(() => undefined);
       pools.clear();
+      last = undefined;
     },
   };
 }
