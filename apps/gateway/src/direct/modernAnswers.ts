@@ -8,7 +8,7 @@ import { type LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
 import type { ToolCallHandler } from '../tools/toolHandlers.js';
 import { type CacheHint, encodeResult } from './encodeResult.js';
 import type { PlainRequest } from './plainRequest.js';
-import { errorJson, resultJson } from './resultWriter.js';
+import { errorJson, type JsonAnswer, keptResult, keptResultAnswer } from './resultWriter.js';
 import { readSkillResourceResult, validToolResult } from './sdkWireAnswers.js';
 
 /** What the direct path needs: the handlers the SDK's per-request server registers, and a way to render once. */
@@ -39,7 +39,7 @@ export type ModernAnswers = (
   principal: Principal,
   request: PlainRequest,
   abort: LazyAbort,
-) => Promise<string | undefined>;
+) => Promise<JsonAnswer | undefined>;
 
 /** Renders kept per catalog at most (a bound for gateways with very many principals; then they start over). */
 const MAX_RENDERED_PER_CATALOG = 10_000;
@@ -54,7 +54,7 @@ const NOTHING_TO_SEND = async (): Promise<void> => {};
  * discover — are rendered by the SDK once and replayed with the id spliced in.
  */
 export function createModernAnswers(options: ModernAnswersOptions): ModernAnswers {
-  const rendered = new WeakMap<object, Map<string, Promise<string | undefined>>>();
+  const rendered = new WeakMap<object, Map<string, Promise<string | Buffer | undefined>>>();
   const serverMeta = { [SERVER_INFO_META_KEY]: options.serverInfo };
 
   const renderedOnce = (principal: Principal, request: PlainRequest, key: string) => {
@@ -64,16 +64,16 @@ export function createModernAnswers(options: ModernAnswersOptions): ModernAnswer
       perCatalog = new Map();
       rendered.set(catalog, perCatalog);
     }
-    let json = perCatalog.get(key);
-    if (json === undefined) {
-      json = options.renderOnce(principal, request).then((result) => {
+    let kept = perCatalog.get(key);
+    if (kept === undefined) {
+      kept = options.renderOnce(principal, request).then((result) => {
         // An error answer is not kept: the SDK's path answers (and words) it every time.
         if (result === undefined) perCatalog.delete(key);
-        return result === undefined ? undefined : JSON.stringify(result);
+        return result === undefined ? undefined : keptResult(JSON.stringify(result));
       });
-      perCatalog.set(key, json);
+      perCatalog.set(key, kept);
     }
-    return json;
+    return kept;
   };
 
   /** The SDK's encode step (encodeResult.ts), written key by key: large values are written once (renderedJson.ts). */
@@ -82,14 +82,19 @@ export function createModernAnswers(options: ModernAnswersOptions): ModernAnswer
 
   // An answer made of registered values alone (a get_info result, a skill and its cache hint, a prompt) is the
   // same bytes on every request until the catalog changes: it is encoded once per pair of values, keyed by
-  // the values themselves, so it lives as long as they do.
-  const encodedOnce = createOwnedMemo<object, object | undefined, string>();
-  const encodeOnce = (value: object, hint: object | undefined, write: () => string): string =>
+  // the values themselves, so it lives as long as they do, and kept as it is best written (keptResult).
+  const encodedOnce = createOwnedMemo<object, object | undefined, string | Buffer>();
+  const encodeOnce = (value: object, hint: object | undefined, write: () => string): string | Buffer =>
     !isRenderedOnce(value) || (hint !== undefined && !isRenderedOnce(hint))
       ? write()
-      : encodedOnce(value, hint, write);
+      : encodedOnce(value, hint, () => keptResult(write()));
 
-  const answer = async (principal: Principal, request: PlainRequest, abort: LazyAbort): Promise<string> => {
+  /** A result's JSON, or a kept result (keptResult). */
+  const answer = async (
+    principal: Principal,
+    request: PlainRequest,
+    abort: LazyAbort,
+  ): Promise<string | Buffer> => {
     switch (request.method) {
       case 'tools/call': {
         const handler = options.toolCallHandler(principal);
@@ -132,15 +137,15 @@ export function createModernAnswers(options: ModernAnswersOptions): ModernAnswer
       request.method === 'skills/list'
     ) {
       const cursor = request.method === 'skills/list' ? (request.params.cursor ?? '') : '';
-      const json = await renderedOnce(
+      const kept = await renderedOnce(
         principal,
         request,
         `${options.viewKey(principal)}\0${request.method}\0${cursor}`,
       );
-      return json === undefined ? undefined : resultJson(request.id, json);
+      return kept === undefined ? undefined : keptResultAnswer(request.id, kept);
     }
     try {
-      return resultJson(request.id, await answer(principal, request, abort));
+      return keptResultAnswer(request.id, await answer(principal, request, abort));
     } catch (error) {
       return errorJson(request.id, error);
     }

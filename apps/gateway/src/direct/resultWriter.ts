@@ -14,17 +14,51 @@ export const resultJson = (id: RequestId, result: string): string =>
 export const errorJson = (id: RequestId, error: unknown): string =>
   JSON.stringify({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
 
+/** Below this many characters a kept result stays text: joining a short text costs less than a write in pieces. */
+const KEEP_AS_BYTES_FROM = 8192;
+
+/**
+ * A result kept across requests, as it is best kept for writing: a long one as the opening bytes
+ * `{"result":…` of every response carrying it, so such a response is written without joining, measuring or
+ * encoding the result's text again per request (a 100 KB skills/list page was half its CPU that way); a
+ * short one as its JSON text.
+ */
+export const keptResult = (result: string): string | Buffer =>
+  result.length < KEEP_AS_BYTES_FROM ? result : Buffer.from(`{"result":${result}`);
+
+/** A response whose result's opening bytes are kept (keptResult): only its end, with the id, is new. */
+export class KeptAnswer {
+  constructor(
+    readonly head: Buffer,
+    readonly tail: string,
+  ) {}
+}
+
+/** A direct path's one JSON answer: its text, or a kept result's bytes and their end. */
+export type JsonAnswer = string | KeptAnswer;
+
+/** The response carrying a kept result (keptResult): the same bytes as resultJson's either way. */
+export const keptResultAnswer = (id: RequestId, kept: string | Buffer): JsonAnswer =>
+  typeof kept === 'string'
+    ? resultJson(id, kept)
+    : new KeptAnswer(kept, `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+
+/** The headers of a POST's one JSON answer; a 2025-era session's answer names the session. */
+const answerHeaders = (length: number, sessionId: string | undefined) =>
+  sessionId === undefined
+    ? { 'content-type': 'application/json', 'content-length': length }
+    : { 'content-type': 'application/json', 'content-length': length, 'mcp-session-id': sessionId };
+
 /** Ends a POST's response with its one JSON answer; a 2025-era session's answer names the session. */
-export function writeJsonAnswer(res: ServerResponse, json: string, sessionId?: string): void {
-  res.writeHead(
-    200,
-    sessionId === undefined
-      ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }
-      : {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(json),
-          'mcp-session-id': sessionId,
-        },
-  );
-  res.end(json);
+export function writeJsonAnswer(res: ServerResponse, answer: JsonAnswer, sessionId?: string): void {
+  if (typeof answer === 'string') {
+    res.writeHead(200, answerHeaders(Buffer.byteLength(answer), sessionId));
+    res.end(answer);
+    return;
+  }
+  res.writeHead(200, answerHeaders(answer.head.length + Buffer.byteLength(answer.tail), sessionId));
+  // Corked, the head lines, the kept bytes and the end leave in one write (end() uncorks fully).
+  res.cork();
+  res.write(answer.head);
+  res.end(answer.tail);
 }

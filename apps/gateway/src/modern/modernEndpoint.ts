@@ -7,6 +7,7 @@ import { type Principal, viewKeyOf } from '../auth/accessPolicy.js';
 import { renderOnce } from '../core/renderedJson.js';
 import { createModernAnswers } from '../direct/modernAnswers.js';
 import type { PlainRequest } from '../direct/plainRequest.js';
+import type { JsonAnswer } from '../direct/resultWriter.js';
 import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerOptions, SERVER_INFO } from '../mcp/createMcpServer.js';
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
@@ -26,7 +27,7 @@ export interface ModernEndpoint {
    * The whole JSON-RPC answer to a plain hot request, exactly as the SDK's path would write it, without the
    * SDK's per-request server (direct/modernAnswers.ts); undefined when the SDK's path must answer it.
    */
-  answer(principal: Principal, request: PlainRequest, abort: LazyAbort): Promise<string | undefined>;
+  answer(principal: Principal, request: PlainRequest, abort: LazyAbort): Promise<JsonAnswer | undefined>;
   /** Sends tools/list_changed on the open subscriptions/listen streams of the audiences it affects. */
   toolsChanged(affects: Affects): Promise<void>;
   /** Sends resources/list_changed (skill entries changed) on the streams of the audiences it affects. */
