@@ -87,18 +87,11 @@ describe('long answers of the direct 2026-07-28 path, kept as bytes', () => {
   let direct: { gateway: Gateway; url: URL };
   let sdk: { gateway: Gateway; url: URL };
   beforeAll(async () => {
+    const files = (i: number): Readonly<Record<string, string>> =>
+      i === 0 ? { 'SKILL.md': `---\nname: ${name(i)}\ndescription: ${DESCRIPTION}\n---\n${BODY}` } : {};
     skills = await createTempSkills(
       Object.fromEntries(
-        Array.from({ length: SKILLS }, (_, i) => [
-          name(i),
-          {
-            description: DESCRIPTION,
-            files:
-              i === 0
-                ? { 'SKILL.md': `---\nname: ${name(i)}\ndescription: ${DESCRIPTION}\n---\n${BODY}` }
-                : {},
-          },
-        ]),
+        Array.from({ length: SKILLS }, (_, i) => [name(i), { description: DESCRIPTION, files: files(i) }]),
       ),
     );
     [direct, sdk] = await Promise.all([start(skills.root, true), start(skills.root, false)]);
