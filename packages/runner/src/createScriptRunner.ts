@@ -34,6 +34,9 @@ const BWRAP_PROCESSES = 2;
 // unused. A sandboxed one holds bwrap's two processes and a bash, about 6 MB.
 const MAX_SPARES = 8;
 const SPARE_IDLE_MS = 60_000;
+// A spare of one skill gives way to another skill's after a second unused, not sooner: with more skills in turn
+// than spares, making each one only to end it before its run would double the sandbox work of every run.
+const SPARE_EVICT_AFTER_MS = 1000;
 
 /** A guard that does nothing, for hosts where even the watchdog cannot start. */
 const NO_GUARD: ProcessGuard = {
@@ -94,6 +97,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
           shell,
           max: Math.min(options.maxConcurrent, options.spares?.max ?? MAX_SPARES),
           idleMs: options.spares?.idleMs ?? SPARE_IDLE_MS,
+          evictAfterMs: options.spares?.evictAfterMs ?? SPARE_EVICT_AFTER_MS,
           chain: (key) => {
             // The rlimits, set by the spare's waiting shell; prlimit stays in the run's chain when bash cannot
             // say them exactly, and both go without prlimit, as for a cold run.

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { ProcessGuard } from './guard/processGuard.js';
 import type { RunCgroup, RunCgroupLimits } from './guard/runCgroup.js';
 import { launchCommand } from './launchCommand.js';
@@ -36,6 +37,11 @@ export interface SpareRunsOptions {
   readonly max: number;
   /** A spare unused this long is ended (and made again only when a run of its key asks). */
   readonly idleMs: number;
+  /**
+   * A spare unused this long may be ended to make room for one of another key; a younger one is kept, so runs
+   * of more keys than `max` in turn do not end every spare before its run comes.
+   */
+  readonly evictAfterMs: number;
   /** How a spare of `key` is started; throws when none can be made for the key. */
   chain(key: string): SpareChain;
   /**
@@ -60,6 +66,8 @@ interface Idle {
   readonly spare: SpareRun;
   readonly identity: string;
   readonly reap: NodeJS.Timeout;
+  /** When it was ready (performance.now()). */
+  readonly since: number;
 }
 
 // fds 3 and 4 unused, 5 the watchdog's pipe, 6 the wait pipe: the same numbers as a cold run's.
@@ -71,7 +79,8 @@ const UNUSED = ['ignore', 'ignore'] as const;
  * '' also the sandbox (bwrap's namespaces and mounts for one skill folder) and the rlimits (docs/sandbox.md,
  * "Cost"). Each spare has fresh cgroups and namespaces of its own, used by exactly one run; the process guard
  * knows it like a run (watchdog registration, cgroup sweep), so it never outlives the gateway. Each run of a key
- * asks for one more spare of it (up to `max` in all, the oldest idle spare of another key making room), so runs
+ * asks for one more spare of it (up to `max` in all, the oldest idle spare of another key making room once it
+ * waited `evictAfterMs`), so runs
  * `n` at a time find `n` spares; one unused for `idleMs` is ended.
  */
 export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
@@ -125,6 +134,7 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
       reap: setTimeout(() => {
         if (forget(entry)) void discard(spare);
       }, options.idleMs),
+      since: performance.now(),
     };
     entry.reap.unref();
     // Died idle (killed from outside, or its sandbox failed): forget it, its group and its cgroups.
@@ -149,17 +159,16 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
     return true;
   }
 
-  // Makes room for one more by ending the oldest idle spare of another key; false if there is none.
+  // Makes room for one more by ending the oldest idle spare of another key, if it has waited long enough.
   function evictOther(key: string): boolean {
     let oldest: Idle | undefined;
     for (const [other, list] of idle) {
-      // The lists are oldest first; Map order is the order keys were first made, close enough to age.
-      if (other !== key && list[0] !== undefined) {
-        oldest = list[0];
-        break;
-      }
+      const first = list[0];
+      if (other !== key && first !== undefined && (oldest === undefined || first.since < oldest.since))
+        oldest = first;
     }
-    if (oldest === undefined || !forget(oldest)) return false;
+    if (oldest === undefined || performance.now() - oldest.since < options.evictAfterMs) return false;
+    if (!forget(oldest)) return false;
     void discard(oldest.spare);
     return true;
   }

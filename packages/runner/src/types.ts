@@ -95,8 +95,11 @@ export interface RunnerOptions {
   readonly network?: boolean;
   /** Per-run resource limits; default none. */
   readonly limits?: ScriptLimits;
-  /** Warm spares (docs/sandbox.md, "Cost"): at most `max` (default 8, never over maxConcurrent), each ended after `idleMs` unused (default 60 s). */
-  readonly spares?: { readonly max: number; readonly idleMs: number };
+  /**
+   * Warm spares (docs/sandbox.md, "Cost"): at most `max` (default 8, never over maxConcurrent), each ended after
+   * `idleMs` unused (default 60 s), and given way to another skill's after `evictAfterMs` unused (default 1 s).
+   */
+  readonly spares?: { readonly max: number; readonly idleMs: number; readonly evictAfterMs?: number };
 }
 
 /** One run of one script. */

@@ -147,6 +147,23 @@ describe('sandboxed warm spares by skill folder', () => {
     expect(most).toBe(2);
   });
 
+  it("a spare of one skill gives way to another skill's only once it waited spares.evictAfterMs unused", async () => {
+    const x = await skill('kept', 'echo x\n');
+    const y = await skill('other', 'echo y\n');
+    const runner = await sandboxed({ spares: { max: 2, idleMs: 60_000, evictAfterMs: 2000 } });
+    expect(await run(runner, x)).toBe('x\n');
+    await waitFor(() => sparesOf(x) > 0, { what: "a spare with x's sandbox" });
+    // Two spares at most, both in use (x's and the plain one): y's run does not end x's fresh spare for its own.
+    expect(await run(runner, y)).toBe('y\n');
+    expect(sparesOf(x)).toBe(1);
+    // Once x's spare waited long enough, a run of y takes its place.
+    await waitFor(async () => (await run(runner, y)) === 'y\n' && sparesOf(y) > 0, {
+      timeoutMs: 15_000,
+      what: "a spare with y's sandbox",
+    });
+    expect(sparesOf(x)).toBe(0);
+  });
+
   it('a skill folder swapped for another at the same path after its spare bound it: the run sees the new one', async () => {
     const dir = await skill('swapped', 'echo old\n');
     const runner = await sandboxed();
