@@ -43,6 +43,16 @@ export const keptResultAnswer = (id: RequestId, kept: string | Buffer): JsonAnsw
     ? resultJson(id, kept)
     : new KeptAnswer(kept, `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
 
+/** An answer's length in bytes. */
+export const answerByteLength = (answer: JsonAnswer): number =>
+  typeof answer === 'string'
+    ? Buffer.byteLength(answer)
+    : answer.head.length + Buffer.byteLength(answer.tail);
+
+/** An answer's text, for where it is written as text (an event of a stream). */
+export const answerText = (answer: JsonAnswer): string =>
+  typeof answer === 'string' ? answer : `${answer.head.toString('utf8')}${answer.tail}`;
+
 /** The headers of a POST's one JSON answer; a 2025-era session's answer names the session. */
 const answerHeaders = (length: number, sessionId: string | undefined) =>
   sessionId === undefined
@@ -56,7 +66,7 @@ export function writeJsonAnswer(res: ServerResponse, answer: JsonAnswer, session
     res.end(answer);
     return;
   }
-  res.writeHead(200, answerHeaders(answer.head.length + Buffer.byteLength(answer.tail), sessionId));
+  res.writeHead(200, answerHeaders(answerByteLength(answer), sessionId));
   // Corked, the head lines, the kept bytes and the end leave in one write (end() uncorks fully).
   res.cork();
   res.write(answer.head);

@@ -3,6 +3,7 @@ import type { Audience } from '../disclosure/disclosurePolicy.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallContext, ToolCallHandler, ToolListHandler } from '../tools/toolHandlers.js';
 import { type PlainRequest, plainRequestOf, SESSION_CONTEXT } from './plainRequest.js';
+import { keptResult } from './resultWriter.js';
 import { readSkillResourceResult, validToolResult } from './sdkWireAnswers.js';
 
 /**
@@ -18,14 +19,26 @@ export type SessionAnswers = (
   ctx: ToolCallContext,
 ) => Promise<Record<string, unknown> | RenderedResult> | undefined;
 
-/** A result already written as JSON (the bytes JSON.stringify would give for it). */
+/** A result already written as JSON (the bytes JSON.stringify would give for it), kept as keptResult keeps it. */
 export class RenderedResult {
-  constructor(readonly json: string) {}
+  constructor(readonly kept: string | Buffer) {}
 }
+
+// Rendered results by the registered value they render (a tool list, a get_info result): made once, so a
+// long one is kept as bytes once, and dropped with the value.
+const renderedResults = new WeakMap<object, RenderedResult>();
+const renderedResultOf = (value: object, json: () => string): RenderedResult => {
+  let rendered = renderedResults.get(value);
+  if (rendered === undefined) {
+    rendered = new RenderedResult(keptResult(json()));
+    renderedResults.set(value, rendered);
+  }
+  return rendered;
+};
 
 // A list is the catalog's frozen array, shared by every session that sees the same tools: written once.
 const renderToolList = (tools: readonly object[]): RenderedResult =>
-  new RenderedResult(`{"tools":${jsonOf(renderOnce(tools))}}`);
+  renderedResultOf(tools, () => `{"tools":${jsonOf(renderOnce(tools))}}`);
 
 /** The handlers of one session that its direct path calls. */
 export interface SessionAnswersOptions {
@@ -70,7 +83,7 @@ export function createSessionAnswers(options: SessionAnswersOptions): SessionAns
         return callTool(request, ctx).then((result) => {
           const valid = validToolResult(result);
           // A result built once (get_info's) is written as JSON once too (core/renderedJson.ts).
-          return isRenderedOnce(valid) ? new RenderedResult(jsonOf(valid)) : valid;
+          return isRenderedOnce(valid) ? renderedResultOf(valid, () => jsonOf(valid)) : valid;
         });
       case 'resources/read':
         return readSkillResourceResult(skills, audience.principal, request.params.uri);

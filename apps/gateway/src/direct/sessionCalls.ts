@@ -1,13 +1,13 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
 import { LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
-import { errorJson, resultJson } from './resultWriter.js';
+import { errorJson, type JsonAnswer, keptResultAnswer, resultJson } from './resultWriter.js';
 import { RenderedResult, SDK_PATH, type SessionAnswers } from './sessionAnswers.js';
 
 /** Where a direct call's answer goes: the session's transport. */
 export interface SessionCallSink {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
   /** A whole response, already JSON (resultWriter.ts), for request `id`. */
-  sendResponse(id: RequestId, json: string): void;
+  sendResponse(id: RequestId, json: JsonAnswer): void;
   /** Hands a message to the session's SDK Server after all. */
   toServer(message: JSONRPCMessage): void;
   onError(error: Error): void;
@@ -66,10 +66,9 @@ export class SessionCalls {
       else
         this.sink.sendResponse(
           id,
-          resultJson(
-            id,
-            outcome.result instanceof RenderedResult ? outcome.result.json : JSON.stringify(outcome.result),
-          ),
+          outcome.result instanceof RenderedResult
+            ? keptResultAnswer(id, outcome.result.kept)
+            : resultJson(id, JSON.stringify(outcome.result)),
         );
     } catch (error) {
       this.sink.onError(error instanceof Error ? error : new Error(String(error)));

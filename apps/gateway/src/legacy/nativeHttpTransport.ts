@@ -6,7 +6,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { writeJsonAnswer } from '../direct/resultWriter.js';
+import { answerByteLength, answerText, type JsonAnswer, writeJsonAnswer } from '../direct/resultWriter.js';
 import type { SessionAnswers } from '../direct/sessionAnswers.js';
 import { SessionCalls } from '../direct/sessionCalls.js';
 import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
@@ -205,7 +205,7 @@ export class NativeHttpTransport implements SessionTransport {
   }
 
   /** Sends a response already written as JSON (the direct path's, direct/resultWriter.ts), as send would. */
-  private sendResponse(id: RequestId, json: string): void {
+  private sendResponse(id: RequestId, json: JsonAnswer): void {
     const exchange = this.exchanges.get(id);
     this.deliver(
       boundedResponse(json, id, this.limits.maxResponseBytes, exchange?.bytes ?? 0),
@@ -217,26 +217,26 @@ export class NativeHttpTransport implements SessionTransport {
 
   /** Writes a serialized message where it belongs: its request's exchange, or the GET stream. */
   private deliver(
-    json: string,
+    json: JsonAnswer,
     response: boolean,
     relatedId: RequestId | undefined,
     exchange: PostExchange | undefined,
   ): void {
     if (relatedId === undefined) {
       // Unrelated server messages go on the GET stream; without one they have nowhere to go.
-      if (this.standalone !== undefined) this.write(this.standalone, sseEvent(json));
+      if (this.standalone !== undefined) this.write(this.standalone, sseEvent(answerText(json)));
       return;
     }
     if (exchange === undefined || exchange.mode === 'done') return;
-    if (exchange.batch) exchange.bytes += Buffer.byteLength(json);
+    if (exchange.batch) exchange.bytes += answerByteLength(json);
     // A batch streams each answer as it is ready: no answer waits for, or is joined with, the others.
     if (!response || exchange.batch) this.toSse(exchange);
     if (!response) {
-      this.write(exchange.res, sseEvent(json));
+      this.write(exchange.res, sseEvent(answerText(json)));
       return;
     }
     exchange.responses.add(relatedId);
-    if (exchange.mode === 'sse') this.write(exchange.res, sseEvent(json));
+    if (exchange.mode === 'sse') this.write(exchange.res, sseEvent(answerText(json)));
     if (exchange.ids.some((id) => !exchange.responses.has(id))) {
       if (exchange.batch) setImmediate(() => this.dispatchNext(exchange));
       return;

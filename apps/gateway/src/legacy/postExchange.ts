@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { answerByteLength, type JsonAnswer } from '../direct/resultWriter.js';
 import { GatewayError } from '../errors/gatewayError.js';
 
 // What the native transport (nativeHttpTransport.ts) keeps per POST, and how it bounds and writes its answers.
@@ -52,15 +53,15 @@ export const sseEvent = (json: string): string => `event: message\ndata: ${json}
  * answers) can exhaust memory. Notifications pass as they are.
  */
 export function boundedResponse(
-  json: string,
+  json: JsonAnswer,
   id: RequestId | undefined,
   maxResponseBytes: number,
   sentBefore: number,
-): string {
+): JsonAnswer {
   const budget = maxResponseBytes - sentBefore;
-  // Bytes are at least the string length: only long strings need the exact count.
-  if (id === undefined || json.length * 3 <= budget) return json;
-  const bytes = Buffer.byteLength(json);
+  // Bytes are at most three per UTF-16 unit: only long strings need the exact count.
+  if (id === undefined || (typeof json === 'string' && json.length * 3 <= budget)) return json;
+  const bytes = answerByteLength(json);
   if (bytes <= budget) return json;
   const error = new GatewayError(
     'RESPONSE_TOO_LARGE',

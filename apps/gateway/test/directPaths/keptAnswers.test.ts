@@ -20,7 +20,19 @@ const SKILLS = 60;
 const name = (i: number) => `long-${String(i).padStart(2, '0')}`;
 // Multi-byte characters: the byte length of a kept answer is not its string length.
 const DESCRIPTION = `Löng déscriptiön ✓ of a skill that lists many things, ${'wörds and more wörds, '.repeat(8)}`;
-const BODY = `# Long\n\n${'A line of the skill body, with ünïcødé ✓ in it.\n'.repeat(600)}`;
+const LINE = 'A line of the skill body, with ünïcødé ✓ in it.\n';
+const BODY = `# Long\n\n${LINE.repeat(600)}`;
+/** long-01's body: past max_response_bytes (65,536) of the 2025-era sessions below. */
+const TOO_LONG = `# Too long\n\n${LINE.repeat(1600)}`;
+
+/** The skills' files: long-00 with a long body, long-01 with one too long for a 2025-era answer. */
+const filesOf = (i: number): Readonly<Record<string, string>> =>
+  i < 2
+    ? { 'SKILL.md': `---\nname: ${name(i)}\ndescription: ${DESCRIPTION}\n---\n${i === 0 ? BODY : TOO_LONG}` }
+    : {};
+const SKILL_SET = Object.fromEntries(
+  Array.from({ length: SKILLS }, (_, i) => [name(i), { description: DESCRIPTION, files: filesOf(i) }]),
+);
 
 interface Sent {
   readonly method: string;
@@ -44,7 +56,14 @@ const REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
 
 async function start(root: string, directAnswers: boolean): Promise<{ gateway: Gateway; url: URL }> {
   const config = parseConfig(
-    { skills: { roots: [root], prompts: true }, scripts: { sandbox: 'off' }, tools: { max_listed: 1000 } },
+    {
+      skills: { roots: [root], prompts: true },
+      scripts: { sandbox: 'off' },
+      tools: { max_listed: 1000 },
+      server: { max_response_bytes: 65_536 },
+      // Raw HTTP here does not re-list after list_changed: no get_info result is held for it.
+      sessions: { relist_wait_ms: 0 },
+    },
     { baseDir: root },
   );
   const gateway = await createGateway(config, {
@@ -87,13 +106,7 @@ describe('long answers of the direct 2026-07-28 path, kept as bytes', () => {
   let direct: { gateway: Gateway; url: URL };
   let sdk: { gateway: Gateway; url: URL };
   beforeAll(async () => {
-    const files = (i: number): Readonly<Record<string, string>> =>
-      i === 0 ? { 'SKILL.md': `---\nname: ${name(i)}\ndescription: ${DESCRIPTION}\n---\n${BODY}` } : {};
-    skills = await createTempSkills(
-      Object.fromEntries(
-        Array.from({ length: SKILLS }, (_, i) => [name(i), { description: DESCRIPTION, files: files(i) }]),
-      ),
-    );
+    skills = await createTempSkills(SKILL_SET);
     [direct, sdk] = await Promise.all([start(skills.root, true), start(skills.root, false)]);
   });
   afterAll(async () => {
@@ -117,6 +130,82 @@ describe('long answers of the direct 2026-07-28 path, kept as bytes', () => {
       const answer = await send(direct.url, sent, 1);
       // keptResult's bound is 8,192 characters: each of these answers is past it.
       expect(answer.body.length, sent.method).toBeGreaterThan(8192);
+    }
+  });
+});
+
+describe("long answers of a 2025-era session's direct path, kept as bytes", () => {
+  let skills: TempSkills;
+  const sides: { gateway: Gateway; url: URL; session: string }[] = [];
+  const post = async (side: { url: URL; session: string }, body: object) => {
+    const response = await fetch(side.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(side.session === ''
+          ? {}
+          : { 'mcp-session-id': side.session, 'mcp-protocol-version': '2025-11-25' }),
+      },
+      body: JSON.stringify(body),
+    });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      length: response.headers.get('content-length'),
+      bytes: bytes.length,
+      body: bytes.toString('utf8'),
+      session: response.headers.get('mcp-session-id'),
+    };
+  };
+  beforeAll(async () => {
+    skills = await createTempSkills(SKILL_SET);
+    for (const directAnswers of [true, false]) {
+      const { gateway, url } = await start(skills.root, directAnswers);
+      const side = { gateway, url, session: '' };
+      const init = await post(side, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'kept-test', version: '1' },
+        },
+      });
+      side.session = init.session ?? '';
+      await post(side, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      sides.push(side);
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(sides.map((side) => side.gateway.close()));
+    await skills.close();
+  });
+
+  it.each([
+    [
+      'a long get_info',
+      { method: 'tools/call', params: { name: `skill_${name(0)}_get_info`, arguments: {} } },
+    ],
+    ['tools/list after the unlock', { method: 'tools/list', params: {} }],
+    [
+      'a get_info past max_response_bytes',
+      { method: 'tools/call', params: { name: `skill_${name(1)}_get_info`, arguments: {} } },
+    ],
+  ])('writes %s with the bytes and length the SDK Server writes', async (_label, sent) => {
+    const [direct, sdk] = sides;
+    if (direct === undefined || sdk === undefined) throw new Error('no gateways');
+    for (const id of [41, 'ïd-✓', 42]) {
+      const [mine, theirs] = [
+        await post(direct, { jsonrpc: '2.0', id, ...sent }),
+        await post(sdk, { jsonrpc: '2.0', id, ...sent }),
+      ];
+      expect({ ...mine, session: null }).toEqual({ ...theirs, session: null });
+      // An unlock's answer follows its list_changed on a stream; every other is one JSON answer with a length.
+      if (mine.length !== null) expect(Number(mine.length)).toBe(mine.bytes);
+      expect(mine.body).toContain(`"id":${JSON.stringify(id)}`);
     }
   });
 });
