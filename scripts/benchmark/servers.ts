@@ -3,7 +3,7 @@
 // Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory); the
 // ceilings also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
 import { spawn } from 'node:child_process';
-import { createServer, type ServerResponse } from 'node:http';
+import { Agent, createServer, request as httpRequest, type ServerResponse } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -252,6 +252,50 @@ if (kind === 'gateway') {
       const bytes = Buffer.from(`${answer.head}${JSON.stringify(id)}${answer.tail}`);
       res.writeHead(200, { 'content-type': answer.type, 'content-length': bytes.length });
       res.end(bytes);
+    });
+  });
+  server.keepAliveTimeout = 72_000;
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    ready(typeof address === 'object' && address !== null ? address.port : 0);
+  });
+} else if (kind === 'raw-proxy') {
+  // The floor of a proxied upstream call (upstreamOverhead.ts): a transparent node:http reverse proxy to the
+  // URL given as root, on a kept-alive agent, every body passed through unparsed. No MCP, no checks, no
+  // routing: what a proxy in node pays for the two requests of a call on this machine.
+  const target = new URL(root);
+  const agent = new Agent({ keepAlive: true });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = { ...req.headers };
+      delete headers.host;
+      delete headers.connection;
+      const upstream = httpRequest(target, { method: req.method ?? 'POST', headers, agent });
+      upstream.once('error', () => {
+        res.writeHead(502);
+        res.end();
+      });
+      upstream.once('response', (answer) => {
+        const back = { ...answer.headers };
+        delete back.connection;
+        delete back['keep-alive'];
+        if ((answer.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+          res.writeHead(answer.statusCode ?? 502, back);
+          answer.pipe(res);
+          return;
+        }
+        const body: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => body.push(chunk));
+        answer.once('end', () => {
+          const bytes = Buffer.concat(body);
+          delete back['transfer-encoding'];
+          res.writeHead(answer.statusCode ?? 502, { ...back, 'content-length': bytes.length });
+          res.end(bytes);
+        });
+      });
+      upstream.end(Buffer.concat(chunks));
     });
   });
   server.keepAliveTimeout = 72_000;

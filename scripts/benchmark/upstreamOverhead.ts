@@ -28,6 +28,8 @@ export interface UpstreamOverheadResult {
     readonly gateway: CallFigures;
     /** Through skillgate from a 2025-era session. */
     readonly gatewayLegacy: CallFigures;
+    /** Through a transparent node:http reverse proxy (servers.ts `raw-proxy`): the floor of a proxied call. */
+    readonly rawProxy: CallFigures;
   };
   readonly stdio: { readonly direct: CallFigures; readonly gateway: CallFigures };
   /** The same ways through another checkout's gateway (BENCH_BEFORE_REPO), measured in the same rounds. */
@@ -174,6 +176,12 @@ export async function upstreamOverhead(options: {
     const viaModern = await connect(new StreamableHTTPClientTransport(gatewayUrl), true);
     const viaLegacy = await connect(new StreamableHTTPClientTransport(gatewayUrl), false);
     const direct = await connect(new StreamableHTTPClientTransport(new URL(upstream.url)), true);
+    const proxy = await startServer('raw-proxy', upstream.url);
+    stops.push(proxy.stop);
+    const viaProxy = await connect(
+      new StreamableHTTPClientTransport(new URL(new URL(upstream.url).pathname, proxy.url)),
+      true,
+    );
     // stdio servers open with initialize (the pool does the same), so both hops of stdio are 2025 era.
     const directStdio = await connect(
       new StdioClientTransport({ command: process.execPath, args: [TEST_UPSTREAM], stderr: 'ignore' }),
@@ -193,14 +201,17 @@ export async function upstreamOverhead(options: {
               legacy: await connect(new StreamableHTTPClientTransport(url), false),
             };
           })(options.before);
-    const beforePids: Record<string, number> =
+    const pids: Record<string, number> =
       older === undefined ? {} : { beforeGateway: older.pid, beforeGatewayLegacy: older.pid };
-    const settings = { ...options, concurrency, gatewayPid: gateway.pid, pids: beforePids };
+    // The proxy's CPU is its own process's.
+    pids.rawProxy = proxy.pid;
+    const settings = { ...options, concurrency, gatewayPid: gateway.pid, pids };
     const http = await compare(
       {
         direct: callTool(direct, 'echo'),
         gateway: callThroughCatalog(viaModern, 'remote'),
         gatewayLegacy: callTool(viaLegacy, 'skill_remote_call_echo'),
+        rawProxy: callTool(viaProxy, 'echo'),
         ...(older === undefined
           ? {}
           : {
@@ -234,6 +245,7 @@ export async function upstreamOverhead(options: {
         direct: figuresOf(http, 'direct'),
         gateway: figuresOf(http, 'gateway'),
         gatewayLegacy: figuresOf(http, 'gatewayLegacy'),
+        rawProxy: figuresOf(http, 'rawProxy'),
       },
       stdio: { direct: figuresOf(stdio, 'direct'), gateway: figuresOf(stdio, 'gateway') },
       concurrency,

@@ -107,6 +107,16 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     '',
     'reported',
   );
+  // The floor: a transparent node:http reverse proxy in front of the same upstream, called the same way.
+  const floor = http.rawProxy;
+  row(
+    'upstreams',
+    'HTTP upstream calls/s / CPU per call via a raw node:http proxy (floor)',
+    `${fmt(floor.callsPerSecond)} / ${fmt(floor.gatewayCpuMsPerCall * 1000)} µs`,
+    `direct ${fmt(http.direct.callsPerSecond)}`,
+    `${fmt((floor.callsPerSecond / http.direct.callsPerSecond) * 100, 1)}%; skillgate ${fmt(http.gateway.gatewayCpuMsPerCall / floor.gatewayCpuMsPerCall, 2)}x / ${fmt(http.gatewayLegacy.gatewayCpuMsPerCall / floor.gatewayCpuMsPerCall, 2)}x its CPU`,
+    'reported',
+  );
   row(
     'upstreams',
     'gateway CPU per proxied stdio call (2025 session)',
@@ -140,7 +150,7 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     );
   }
   options.note(
-    'Upstream overhead: echo of the test upstream (packages/testkit/fixtures/upstreams/testUpstream.mjs), called with the same v2 SDK client directly and through skillgate, in alternation (3 rounds). HTTP: 2026-07-28 on both hops (through skillgate by call_skill_tool), and a 2025-era session for comparison; stdio: 2025 era on both hops (stdio servers open with initialize).',
+    'Upstream overhead: echo of the test upstream (packages/testkit/fixtures/upstreams/testUpstream.mjs), called with the same v2 SDK client directly and through skillgate, in alternation (3 rounds). HTTP: 2026-07-28 on both hops (through skillgate by call_skill_tool), a 2025-era session for comparison, and the floor: a transparent node:http reverse proxy (servers.ts raw-proxy, kept-alive, bodies passed through unparsed; its CPU counted in its own process); stdio: 2025 era on both hops (stdio servers open with initialize).',
   );
   return result;
 }
