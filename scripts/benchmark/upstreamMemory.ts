@@ -50,8 +50,6 @@ async function heapPerSession(root: string, tools: number, sessions: number): Pr
     const first = await rpc(gateway.url, probe.ids[0] ?? '', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     if (!JSON.stringify(first).includes('skill_wide_get_info'))
       throw new Error('the upstream is not connected');
-    const before = await serverMemory(gateway.url);
-    const { ids } = await openSessions(gateway.url, sessions);
     // get_info holds its result until the session re-lists (at most sessions.relist_wait_ms, 1 s); this
     // client re-lists after the answer, so sessions go 50 at a time.
     const unlockAndList = async (id: string) => {
@@ -61,6 +59,11 @@ async function heapPerSession(root: string, tools: number, sessions: number): Pr
       const count = ((listed.result as { tools?: unknown[] } | undefined)?.tools ?? []).length;
       if (count < tools) throw new Error(`a session listed ${count} tools, expected at least ${tools}`);
     };
+    // The probe session unlocks and lists first: what is rendered once per catalog (the unlocked list's JSON
+    // and bytes) is then made before the measure, and the figure is what each further session costs.
+    await unlockAndList(probe.ids[0] ?? '');
+    const before = await serverMemory(gateway.url);
+    const { ids } = await openSessions(gateway.url, sessions);
     for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map(unlockAndList));
     return ((await serverMemory(gateway.url)) - before) / sessions;
   } finally {
