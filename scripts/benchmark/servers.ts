@@ -261,7 +261,7 @@ if (kind === 'gateway') {
         return sendJson(res, { ok: at >= 0 });
       }
       const id = JSON.stringify((JSON.parse(text) as { id?: unknown }).id ?? null);
-      if (answer.tailBytes.length < LONG) {
+      if (answer.headBytes.length + answer.tailBytes.length < LONG) {
         const bytes = Buffer.from(`${answer.head}${id}${answer.tail}`);
         res.writeHead(200, { 'content-type': answer.type, 'content-length': bytes.length });
         res.end(bytes);
