@@ -4,18 +4,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
+import { type ModernRequest, modernMeta, postModern } from './modernRequests.js';
 
 // Long answers that the 2026-07-28 direct path keeps (lists, a get_info, a prompt) are kept
 // as bytes and written in pieces (src/direct/resultWriter.ts, keptResult): the same bytes and Content-Length
 // as the SDK's path, also with multi-byte text in the result and in the id. Short ones are covered by
 // modernDirect.test.ts.
 
-const MODERN = '2026-07-28';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'kept-test', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const META = modernMeta('kept-test');
 const SKILLS = 60;
 const name = (i: number) => `long-${String(i).padStart(2, '0')}`;
 // Multi-byte characters: the byte length of a kept answer is not its string length.
@@ -34,13 +30,7 @@ const SKILL_SET = Object.fromEntries(
   Array.from({ length: SKILLS }, (_, i) => [name(i), { description: DESCRIPTION, files: filesOf(i) }]),
 );
 
-interface Sent {
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-  readonly name?: string;
-}
-
-const REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
+const REQUESTS: ReadonlyArray<readonly [string, ModernRequest]> = [
   ['tools/list', { method: 'tools/list', params: {} }],
   ['skills/list', { method: 'skills/list', params: {} }],
   [
@@ -74,32 +64,7 @@ async function start(root: string, directAnswers: boolean): Promise<{ gateway: G
   return { gateway, url: new URL(config.server.path, base) };
 }
 
-async function send(url: URL, sent: Sent, id: number | string) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': sent.method,
-      ...(sent.name === undefined ? {} : { 'mcp-name': sent.name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: sent.method,
-      params: { ...sent.params, _meta: META },
-    }),
-  });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  return {
-    status: response.status,
-    type: response.headers.get('content-type'),
-    length: response.headers.get('content-length'),
-    bytes: bytes.length,
-    body: bytes.toString('utf8'),
-  };
-}
+const send = (url: URL, sent: ModernRequest, id: number | string) => postModern(url, sent, id, META);
 
 describe('long answers of the direct 2026-07-28 path, kept as bytes', () => {
   let skills: TempSkills;

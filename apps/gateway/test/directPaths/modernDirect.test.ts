@@ -5,24 +5,14 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from '../helpers/testGateway.js';
+import { MODERN, type ModernRequest, modernMeta, postModern } from './modernRequests.js';
 
 // The direct path (src/direct/modernAnswers.ts) answers plain 2026-07-28 hot requests without the SDK's
 // per-request server. It must write exactly what the SDK's path writes: two gateways on one catalog, one with
 // the direct path and one without, get the same requests, and every answer is compared byte for byte.
 
-const MODERN = '2026-07-28';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'direct-test', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-interface Sent {
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-  /** The Mcp-Name header, for the methods that carry one. */
-  readonly name?: string;
-}
+const META = modernMeta('direct-test');
+type Sent = ModernRequest;
 
 const REQUESTS: ReadonlyArray<readonly [string, Sent]> = [
   ['tools/list', { method: 'tools/list', params: {} }],
@@ -147,24 +137,10 @@ async function start(
   return { gateway, url: new URL(config.server.path, base) };
 }
 
+// Status, content type and body: what the SDK's path and the direct path must write alike.
 async function send(url: URL, sent: Sent, id: number | string) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': sent.method,
-      ...(sent.name === undefined ? {} : { 'mcp-name': sent.name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: sent.method,
-      params: { ...sent.params, _meta: { ...META, ...(sent.params._meta as object | undefined) } },
-    }),
-  });
-  return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
+  const { status, type, body } = await postModern(url, sent, id, META);
+  return { status, type, body };
 }
 
 const directCount = async (url: URL) => {
