@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import { isProcessAlive, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveProcess } from './helpers/serveProcess.js';
 import { connectClient, textOf } from './helpers/testGateway.js';
@@ -42,7 +42,7 @@ function parentOf(pid: number): number {
 function descendantsNamed(ancestor: number, word: string): number[] {
   return readdirSync('/proc').flatMap((entry) => {
     const pid = Number(entry);
-    if (!Number.isInteger(pid) || !alive(pid)) return [];
+    if (!Number.isInteger(pid) || !isProcessAlive(pid)) return [];
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(word)) return [];
     } catch {
@@ -51,14 +51,6 @@ function descendantsNamed(ancestor: number, word: string): number[] {
     for (let up = parentOf(pid); up > 1; up = parentOf(up)) if (up === ancestor) return [pid];
     return [];
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    return !/^[ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, ''));
-  } catch {
-    return false;
-  }
 }
 
 /** A gateway after one run of hello's script, and the processes of its spare made for hello's folder. */
@@ -89,7 +81,10 @@ describe("an idle spare with its skill's sandbox made", () => {
     const { proc, spare } = await serveWithSkillSpare();
     expect(spare.length).toBeGreaterThanOrEqual(2);
     proc.kill('SIGKILL');
-    await waitFor(() => spare.every((pid) => !alive(pid)), { timeoutMs: 5000, what: 'the spare to be gone' });
+    await waitFor(() => spare.every((pid) => !isProcessAlive(pid)), {
+      timeoutMs: 5000,
+      what: 'the spare to be gone',
+    });
   });
 
   it('dies with a SIGKILLed gateway whose watchdog was killed first', async () => {
@@ -99,6 +94,9 @@ describe("an idle spare with its skill's sandbox made", () => {
     process.kill(watchdog ?? 0, 'SIGKILL');
     proc.kill('SIGKILL');
     // bwrap's --die-with-parent, and the wait descriptor reaching end-of-file inside.
-    await waitFor(() => spare.every((pid) => !alive(pid)), { timeoutMs: 5000, what: 'the spare to be gone' });
+    await waitFor(() => spare.every((pid) => !isProcessAlive(pid)), {
+      timeoutMs: 5000,
+      what: 'the spare to be gone',
+    });
   });
 });

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@skillgate/testkit';
+import { isProcessAlive, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveProcess } from './helpers/serveProcess.js';
 import { REPO_ROOT } from './helpers/testGateway.js';
@@ -37,14 +37,6 @@ function childrenNamed(parent: number, word: string): number[] {
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    return !/^[ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, ''));
-  } catch {
-    return false;
-  }
-}
-
 async function serveWithSpare(sandbox: string): Promise<{ proc: ChildProcess; spare: number }> {
   const config = join(work, `${sandbox}-${processes.length}.yaml`);
   await writeFile(
@@ -65,7 +57,7 @@ describe('an idle warm spare', () => {
   it.each(['bwrap', 'off'])('dies with a SIGKILLed gateway (sandbox %s)', async (sandbox) => {
     const { proc, spare } = await serveWithSpare(sandbox);
     proc.kill('SIGKILL');
-    await waitFor(() => !alive(spare), { timeoutMs: 5000, what: 'the spare to be gone' });
+    await waitFor(() => !isProcessAlive(spare), { timeoutMs: 5000, what: 'the spare to be gone' });
   });
 
   it('dies with a SIGKILLed gateway whose watchdog was killed first', async () => {
@@ -75,6 +67,6 @@ describe('an idle warm spare', () => {
     process.kill(watchdog ?? 0, 'SIGKILL');
     proc.kill('SIGKILL');
     // Its wait descriptor reaches end-of-file: it exits without running anything.
-    await waitFor(() => !alive(spare), { timeoutMs: 5000, what: 'the spare to be gone' });
+    await waitFor(() => !isProcessAlive(spare), { timeoutMs: 5000, what: 'the spare to be gone' });
   });
 });
