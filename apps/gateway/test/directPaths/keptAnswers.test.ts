@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/index.js';
-import { type ModernRequest, modernMeta, postModern } from './modernRequests.js';
+import { answerOf, type ModernRequest, modernMeta, postModern } from './modernRequests.js';
 
 // Long answers that the 2026-07-28 direct path keeps (lists, a get_info, a prompt) are kept
 // as bytes and written in pieces (src/direct/resultWriter.ts, keptResult): the same bytes and Content-Length
@@ -114,15 +114,7 @@ describe("long answers of a 2025-era session's direct path, kept as bytes", () =
       },
       body: JSON.stringify(body),
     });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    return {
-      status: response.status,
-      type: response.headers.get('content-type'),
-      length: response.headers.get('content-length'),
-      bytes: bytes.length,
-      body: bytes.toString('utf8'),
-      session: response.headers.get('mcp-session-id'),
-    };
+    return { ...(await answerOf(response)), session: response.headers.get('mcp-session-id') };
   };
   beforeAll(async () => {
     skills = await createTempSkills(SKILL_SET);

@@ -52,6 +52,11 @@ export async function postModern(
       params: { ...sent.params, _meta: { ...meta, ...(sent.params._meta as object | undefined) } },
     }),
   });
+  return answerOf(response);
+}
+
+/** A response read whole, with the headers that frame it (either era). */
+export async function answerOf(response: Response): Promise<ModernAnswer> {
   const bytes = Buffer.from(await response.arrayBuffer());
   return {
     status: response.status,
