@@ -1,4 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
+import { LineEnds } from './lineEnds.js';
 
 /** JSON-RPC error code of the answer the gateway writes in place of an event stream over its bound. */
 export const ANSWER_TOO_LARGE_CODE = -32_099;
@@ -16,7 +17,6 @@ export interface BoundedEventStreamOptions {
 }
 
 const LF = 0x0a;
-const CR = 0x0d;
 
 /**
  * A byte-counting pass-through for an upstream's `text/event-stream` body, under the SDK's parser: the
@@ -39,16 +39,10 @@ export function createBoundedEventStream(options: BoundedEventStreamOptions): Tr
       }
       streamBytes += chunk.length;
       let largest = 0;
-      // Jumps from line end to line end with native searches: a 1 MiB event costs two scans, not a
-      // JavaScript loop over its bytes.
       let at = 0;
-      // The next LF and CR at or after `at`, each searched again only once passed (no rescans).
-      let nextLF = chunk.indexOf(LF);
-      let nextCR = chunk.indexOf(CR);
+      const lineEnds = new LineEnds(chunk);
       while (at < chunk.length) {
-        if (nextLF !== -1 && nextLF < at) nextLF = chunk.indexOf(LF, at);
-        if (nextCR !== -1 && nextCR < at) nextCR = chunk.indexOf(CR, at);
-        const end = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+        const end = lineEnds.from(at);
         if (end === -1) {
           const rest = chunk.length - at;
           afterCR = false;

@@ -1,3 +1,5 @@
+import { LineEnds } from './lineEnds.js';
+
 /** One event of a `text/event-stream` body: its type (`message` when none was given) and its data lines. */
 export interface StreamEvent {
   readonly event: string;
@@ -20,7 +22,6 @@ export interface EventStreamReader {
 }
 
 const LF = 0x0a;
-const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const DATA = Buffer.from('data');
@@ -69,14 +70,9 @@ export function createEventStreamReader(options: EventStreamReaderOptions): Even
         return `the upstream's event stream is larger than ${options.maxStreamBytes} bytes`;
       }
       let at = 0;
-      // The next LF and CR at or after `at`, each searched again only once passed (native searches, no
-      // JavaScript loop over the bytes).
-      let nextLF = chunk.indexOf(LF);
-      let nextCR = chunk.indexOf(CR);
+      const lineEnds = new LineEnds(chunk);
       while (at < chunk.length) {
-        if (nextLF !== -1 && nextLF < at) nextLF = chunk.indexOf(LF, at);
-        if (nextCR !== -1 && nextCR < at) nextCR = chunk.indexOf(CR, at);
-        const end = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+        const end = lineEnds.from(at);
         const stop = end === -1 ? chunk.length : end;
         const text = stop - at;
         eventBytes += end === -1 ? text : text + 1;
