@@ -51,7 +51,7 @@ describe.each(['off', 'bwrap'] as const)('descriptors inherited by the gateway (
     const log = openSync(logPath, 'a');
     opened.push(log);
     // fd 3: the log file, fd 4: a pipe; both inherited by the gateway without close-on-exec.
-    const served = await serveProcess(config, process.env, [log, 'pipe']);
+    const served = await serveProcess(config, { extraStdio: [log, 'pipe'] });
     child = served.proc;
     const pid = served.proc.pid ?? 0;
     expect(readlinkSync(`/proc/${pid}/fd/3`)).toBe(logPath);

@@ -120,7 +120,9 @@ async function metric(base: string, series: string): Promise<number> {
 
 /** Replica A: `skillgate serve` as a real process on the shared Redis; resolves once it listens. */
 async function serveReplica(config: string, redisUrl: string): Promise<{ proc: ChildProcess; base: string }> {
-  const { proc, url } = await serveProcess(config, { ...process.env, SKILLGATE_REDIS_URL: redisUrl });
+  const { proc, url } = await serveProcess(config, {
+    env: { ...process.env, SKILLGATE_REDIS_URL: redisUrl },
+  });
   return { proc, base: url.origin };
 }
 

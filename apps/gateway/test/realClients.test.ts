@@ -22,8 +22,7 @@ describe('real clients from npm against the shipped default config', () => {
   let url: URL;
   beforeAll(async () => {
     ({ proc, url } = await serveProcess(join(REPO_ROOT, 'configs/skillgate.yaml'), {
-      ...process.env,
-      SKILLGATE_PORT: '0',
+      env: { ...process.env, SKILLGATE_PORT: '0' },
     }));
   }, 60_000);
   afterAll(() => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ConfigError } from '@skillgate/config';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrivateCgroups, privateCgroups } from './helpers/privateCgroups.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import {
   connectClient,
@@ -266,15 +267,14 @@ interface Served {
   watchdog(): string[];
 }
 
-/** `skillgate serve` as a real process; resolves once it listens. */
-async function serve(scripts: string): Promise<Served> {
+/** `skillgate serve` as a real process, in the given cgroups if any; resolves once it listens. */
+async function serve(scripts: string, cgroups: readonly string[] = []): Promise<Served> {
   const config = join(work, `serve-${randomBytes(4).toString('hex')}.yaml`);
   await writeFile(
     config,
     `server: { host: 127.0.0.1, port: 0 }\nskills: { roots: [${roots}], async_enabled: true }\nscripts: ${scripts}\nlogging: { level: info }\n`,
   );
-  const { proc, url } = await serveProcess(config);
-  processes.push(proc);
+  const { proc, url } = await serveProcess(config, { cgroups, spawned: (p) => processes.push(p) });
   // The watchdog is the gateway's child in its own session, named in its argv.
   const watchdog = () =>
     readdirSync('/proc').filter((entry) => {
@@ -313,13 +313,20 @@ describe('no script outlives the gateway', () => {
   let withSandbox: Served;
   let withoutSandbox: Served;
   let withoutWatchdog: Served;
+  // The gateway without a watchdog runs in cgroups of its own: any gateway another test file starts meanwhile
+  // would rightly sweep the dead gateway's runs, which is what this test must see the *next* start do.
+  let ownCgroups: PrivateCgroups | undefined;
   beforeAll(async () => {
+    ownCgroups = await privateCgroups('nowatchdog');
     [withSandbox, withoutSandbox, withoutWatchdog] = await Promise.all([
       serve('{ sandbox: bwrap, kill_grace_ms: 200 }'),
       serve('{ sandbox: off, kill_grace_ms: 200 }'),
-      serve('{ sandbox: off, kill_grace_ms: 200 }'),
+      serve('{ sandbox: off, kill_grace_ms: 200 }', ownCgroups?.dirs),
     ]);
   }, 60_000);
+  afterAll(async () => {
+    await ownCgroups?.remove();
+  });
 
   it.each([
     ['bwrap', () => withSandbox],
@@ -338,6 +345,7 @@ describe('no script outlives the gateway', () => {
   });
 
   it('without the watchdog, runs outlive a SIGKILLed gateway until the next start sweeps them', async () => {
+    expect(ownCgroups, 'writable v1 pids cgroups').toBeDefined();
     const { proc, url, watchdog } = withoutWatchdog;
     const marker = uniqueMarker('sigkill-nowatchdog');
     const c = await lingerUnder(url, marker);
@@ -347,12 +355,15 @@ describe('no script outlives the gateway', () => {
       process.kill(Number(watcher), 'SIGKILL');
       proc.kill('SIGKILL');
       await waitFor(() => proc.exitCode !== null || proc.signalCode !== null, { timeoutMs: 5000 });
-      // The attempt is real: nothing but the watchdog would have killed them. Checked at once, because any
-      // gateway starting meanwhile (other test files run in parallel) rightly sweeps a dead gateway's runs.
+      // The attempt is real: nothing but the watchdog would have killed them.
       expect(withMarker(marker)).toHaveLength(4);
-      const next = await gateway({ sandbox: 'off' });
+      // The next start in the same cgroups sweeps them.
+      const next = await serve('{ sandbox: off }', ownCgroups?.dirs);
       await waitFor(() => withMarker(marker).length === 0, { timeoutMs: 3000 });
-      expect(next.gw.gateway.runner.isolation?.sweptProcesses).toBeGreaterThanOrEqual(4);
+      const ready = (await (await fetch(new URL('/readyz', next.url))).json()) as {
+        sandbox: { sweptProcesses: number };
+      };
+      expect(ready.sandbox.sweptProcesses).toBeGreaterThanOrEqual(4);
     } finally {
       killAll(marker);
       await c.close().catch(() => {});

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -26,10 +27,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
-let served: ServedProcess | undefined;
+// Known from the moment it is spawned, so a test that times out before it listens still ends it.
+let spawned: ChildProcess | undefined;
 afterEach(async () => {
-  const proc = served?.proc;
-  served = undefined;
+  const proc = spawned;
+  spawned = undefined;
   if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((resolve) => proc.once('exit', resolve));
   proc.kill('SIGTERM');
@@ -62,8 +64,12 @@ const serve = async (sandbox: 'bwrap' | 'off'): Promise<ServedProcess> => {
   };
   const file = join(work, `skillgate-${sandbox}.yaml`);
   await writeFile(file, JSON.stringify(config));
-  served = await serveProcess(file, { ...process.env, T_ALICE: ALICE, T_BOB: BOB, T_OTHER_KEY: OTHER_KEY });
-  return served;
+  return serveProcess(file, {
+    env: { ...process.env, T_ALICE: ALICE, T_BOB: BOB, T_OTHER_KEY: OTHER_KEY },
+    spawned: (proc) => {
+      spawned = proc;
+    },
+  });
 };
 
 // The hostile upstream answers base64, past the gateway's redaction of configured secrets.

@@ -1,7 +1,9 @@
 export { createScriptRunner } from './createScriptRunner.js';
 export { findExecutable } from './findExecutable.js';
+export { drainCgroup } from './guard/cgroupProcesses.js';
 export { createProcessGuard, type ProcessGuard } from './guard/processGuard.js';
 export type { RunCgroup } from './guard/runCgroup.js';
+export { v1CgroupRoot } from './guard/v1CgroupRoot.js';
 export { lastLines } from './lastLines.js';
 export { launchCommand } from './launchCommand.js';
 export { RunnerError } from './runnerError.js';

@@ -97,8 +97,12 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
       file,
       JSON.stringify({ ...fullConfig, server: { ...fullConfig.server, port: replica.port } }),
     );
-    const { proc } = await serveProcess(file, env);
-    replica.process = proc;
+    await serveProcess(file, {
+      env,
+      spawned: (proc) => {
+        replica.process = proc;
+      },
+    });
   };
 
   const start = (replica: Replica): Promise<void> =>

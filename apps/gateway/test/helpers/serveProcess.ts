@@ -10,21 +10,42 @@ export interface ServedProcess {
   output(): string;
 }
 
+/** How serveProcess starts the gateway. */
+export interface ServeProcessOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** More stdio entries for fds 3, 4, ...: what a supervisor hands the gateway without close-on-exec. */
+  readonly extraStdio?: ReadonlyArray<number | 'pipe'>;
+  /**
+   * cgroup folders (v1, one per hierarchy) the process joins before the gateway starts: its run cgroups are
+   * then made, and dead gateways' runs swept, under these folders only (test/helpers/privateCgroups.ts).
+   */
+  readonly cgroups?: readonly string[];
+  /** Called with the process as soon as it is spawned, so a caller can kill it even if it never listens. */
+  readonly spawned?: (proc: ChildProcess) => void;
+}
+
+// Joins each cgroup folder given before `--`, then becomes the command after it (same pid).
+const JOIN_CGROUPS =
+  'while [ "$1" != -- ]; do echo $$ >"$1/cgroup.procs" || exit 1; shift; done; shift; exec "$@"';
+
 /**
- * Starts `skillgate serve --config <config>` as a real process (from source, like `pnpm skillgate`) and
- * resolves once it logs where it listens; rejects with its output if it exits first.
+ * Starts `skillgate serve --config <config>` as a real process (the built CLI when current, else from source,
+ * like `pnpm skillgate`) and resolves once it logs where it listens; rejects with its output if it exits first.
  */
 export async function serveProcess(
   config: string,
-  env: NodeJS.ProcessEnv = process.env,
-  /** More stdio entries for fds 3, 4, ...: what a supervisor hands the gateway without close-on-exec. */
-  extraStdio: ReadonlyArray<number | 'pipe'> = [],
+  options: ServeProcessOptions = {},
 ): Promise<ServedProcess> {
-  const proc = spawn(process.execPath, [...cliArgs(), 'serve', '--config', config], {
+  const command = [process.execPath, ...cliArgs(), 'serve', '--config', config];
+  const cgroups = options.cgroups ?? [];
+  const [file, ...args] =
+    cgroups.length === 0 ? command : ['/bin/sh', '-c', JOIN_CGROUPS, 'sh', ...cgroups, '--', ...command];
+  const proc = spawn(file ?? process.execPath, args, {
     cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe', ...extraStdio],
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe', ...(options.extraStdio ?? [])],
   });
+  options.spawned?.(proc);
   let all = '';
   const keep = (chunk: Buffer) => {
     all = (all + chunk.toString()).slice(-1_000_000);
