@@ -1,3 +1,4 @@
+import { shellProgram } from './shellProgram.js';
 import type { ScriptLimits } from './types.js';
 
 // The runner's one shell program: fixed text, run as the first process of every run, outside the sandbox.
@@ -118,11 +119,11 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[];
           ]
         : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...command];
   const inner = spec.prestarted === true ? clean : [...confinement(spec), ...clean];
+  const shell = spec.shell ?? '/bin/sh';
   return {
-    file: spec.shell ?? '/bin/sh',
+    file: shell,
     args: [
-      '-c',
-      WRAPPER,
+      ...shellProgram(shell, WRAPPER),
       'skillgate-run',
       spec.watchdog ? '5' : '',
       spec.procsFiles.join('\n'),
@@ -139,7 +140,7 @@ export function launchCommand(spec: LaunchSpec): { file: string; args: string[];
  * there and execs them.
  */
 export function spareWaiter(shell: string, waitFd: number, ulimits: readonly string[]): string[] {
-  return [shell, '-c', WRAPPER, 'skillgate-run', '', '', String(waitFd), ...ulimits];
+  return [shell, ...shellProgram(shell, WRAPPER), 'skillgate-run', '', '', String(waitFd), ...ulimits];
 }
 
 /**

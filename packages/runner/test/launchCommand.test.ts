@@ -74,7 +74,9 @@ describe('launchCommand', () => {
     const env = { path: '/usr/bin/env', keepShlvl: false };
     const { file, args } = launchCommand({ ...base, shell: '/usr/bin/bash', sandbox, env });
     expect(file).toBe('/usr/bin/bash');
-    expect(args.slice(6)).toEqual([
+    // bash reads no start-up file (src/shellProgram.ts); its program's own arguments follow as with sh.
+    expect(args.slice(0, 2)).toEqual(['--norc', '-c']);
+    expect(args.slice(7)).toEqual([
       '/usr/bin/bwrap',
       '--',
       '/usr/bin/env',

@@ -47,9 +47,11 @@ function spares(): string[][] {
   const found: string[][] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    // A shell still waiting: a cold run's wrapper has no wait descriptor (argv[6]).
+    // A shell still waiting: a cold run's wrapper has no wait descriptor (its third argument).
     const argv = argvOf(entry);
-    if (!argv[0]?.endsWith('bash') || !['6', '+6'].includes(argv[6] ?? '')) continue;
+    const wait = argv[argv.indexOf('skillgate-run') + 3] ?? '';
+    if (!argv[0]?.endsWith('bash') || !argv.includes('skillgate-run') || !['6', '+6'].includes(wait))
+      continue;
     // Up to this process's child.
     let child: string | undefined = entry;
     for (let parent = parentOf(entry); parent !== undefined && parent !== '1'; parent = parentOf(parent)) {

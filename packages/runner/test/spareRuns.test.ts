@@ -22,7 +22,8 @@ function spares(): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv[3] === 'skillgate-run' && argv[6] === '6') found.push(Number(entry));
+      const at = argv.indexOf('skillgate-run');
+      if (at > 0 && argv[at + 3] === '6') found.push(Number(entry));
     } catch {
       // Exited while scanning.
     }

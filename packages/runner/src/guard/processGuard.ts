@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { shellProgram } from '../shellProgram.js';
 import { drainCgroup, startTime } from './cgroupProcesses.js';
 import { createRunCgroup, type RunCgroup, type RunCgroupLimits } from './runCgroup.js';
 import { v1CgroupRoot } from './v1CgroupRoot.js';
@@ -77,12 +78,16 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
   const watchdog =
     bash === undefined
       ? undefined
-      : spawn(bash, ['-c', WATCHDOG_SCRIPT, 'skillgate-watchdog', dir ?? '', memoryDir ?? ''], {
-          cwd: '/',
-          stdio: ['pipe', 'ignore', 'ignore'],
-          // Its own session, so a Ctrl-C or group kill aimed at the gateway leaves it to do its job.
-          detached: true,
-        });
+      : spawn(
+          bash,
+          [...shellProgram(bash, WATCHDOG_SCRIPT), 'skillgate-watchdog', dir ?? '', memoryDir ?? ''],
+          {
+            cwd: '/',
+            stdio: ['pipe', 'ignore', 'ignore'],
+            // Its own session, so a Ctrl-C or group kill aimed at the gateway leaves it to do its job.
+            detached: true,
+          },
+        );
   let watching = watchdog !== undefined;
   const stopped = (): void => {
     watching = false;
