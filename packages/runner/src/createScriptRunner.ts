@@ -74,7 +74,10 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   };
   const running = new Set<RunningScript>();
   const guarded = createProcessGuard().catch(() => NO_GUARD);
-  // Warm spares need bash (to read their command) and env (to set the run's environment exactly).
+  // What every run's environment holds but SKILL_NAME and SKILL_DIR: read once, like every other option. A
+  // warm spare is started with it (never in an argv, where any local user could read a secret passed on).
+  const shared = sharedEnvironment(options, bwrap !== undefined);
+  // Warm spares need bash (to read their command) and env (to add the run's own variables).
   const sandboxOptions = (skillDir: string): LaunchSpec['sandbox'] =>
     bwrap === undefined || layout === undefined
       ? undefined
@@ -95,6 +98,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
           guard: guarded,
           limits: cgroupLimits,
           shell,
+          env: shared,
           max: Math.min(options.maxConcurrent, options.spares?.max ?? MAX_SPARES),
           idleMs: options.spares?.idleMs ?? SPARE_IDLE_MS,
           evictAfterMs: options.spares?.evictAfterMs ?? SPARE_EVICT_AFTER_MS,
@@ -149,22 +153,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
   let closed = false;
 
   function environment(req: RunRequest): Record<string, string> {
-    const source = options.sourceEnv ?? process.env;
-    const deny = new Set(options.envDeny ?? []);
-    const env: Record<string, string> = {};
-    for (const name of options.envPassthrough) {
-      const value = source[name];
-      if (value !== undefined && !deny.has(name)) env[name] = value;
-    }
-    if (bwrap !== undefined) {
-      // The gateway's own paths do not exist inside; home and temp are the run's private /tmp.
-      env.PATH = SANDBOX_PATH;
-      env.HOME = '/tmp';
-      if (env.TMPDIR !== undefined) env.TMPDIR = '/tmp';
-    }
-    env.SKILL_NAME = req.skillName;
-    env.SKILL_DIR = req.skillDir;
-    return env;
+    return { ...shared, SKILL_NAME: req.skillName, SKILL_DIR: req.skillDir };
   }
 
   function hooks(guard: ProcessGuard, cgroup: RunCgroup | undefined): SpawnHooks {
@@ -242,7 +231,7 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
               env: {
                 path: envPath,
                 keepShlvl: env.SHLVL !== undefined,
-                ...(spare === undefined ? {} : { exact: env }),
+                ...(spare === undefined ? {} : { add: perRunVariables(env) }),
               },
             }),
         sandbox: sandboxOptions(req.skillDir),
@@ -323,6 +312,34 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
 }
 
 // What a warm spare reads: the working directory, then the argv, each ending in a NUL byte.
+/** The passed-on variables of the gateway's environment, and the sandbox's own PATH, HOME and TMPDIR. */
+function sharedEnvironment(options: RunnerOptions, sandboxed: boolean): Readonly<Record<string, string>> {
+  const source = options.sourceEnv ?? process.env;
+  const deny = new Set(options.envDeny ?? []);
+  const env: Record<string, string> = {};
+  for (const name of options.envPassthrough) {
+    const value = source[name];
+    if (value !== undefined && !deny.has(name)) env[name] = value;
+  }
+  if (sandboxed) {
+    // The gateway's own paths do not exist inside; home and temp are the run's private /tmp.
+    env.PATH = SANDBOX_PATH;
+    env.HOME = '/tmp';
+    if (env.TMPDIR !== undefined) env.TMPDIR = '/tmp';
+  }
+  return Object.freeze(env);
+}
+
+/**
+ * What a run from a warm spare sets with env on top of the shared environment the spare started with: its
+ * own two variables, and OLDPWD when the run has one (the spare's shell changed it with its `cd`).
+ */
+function perRunVariables(env: Readonly<Record<string, string>>): Record<string, string> {
+  const own: Record<string, string> = { SKILL_NAME: env.SKILL_NAME ?? '', SKILL_DIR: env.SKILL_DIR ?? '' };
+  if (env.OLDPWD !== undefined) own.OLDPWD = env.OLDPWD;
+  return own;
+}
+
 function spareMessage(cwd: string, argv: readonly string[]): Buffer {
   return Buffer.from([cwd, ...argv].map((item) => `${item}\0`).join(''));
 }

@@ -93,10 +93,11 @@ export interface LaunchSpec {
     readonly path: string;
     readonly keepShlvl: boolean;
     /**
-     * The run's whole environment, for a warm spare: env starts the command with exactly these variables
-     * (`env -i`), since the spare's shell was started before the run and without them.
+     * For a warm spare, started with the environment every run shares: what this run sets on top (its
+     * SKILL_NAME and SKILL_DIR, its OLDPWD if any), and OLDPWD is taken out first (the spare's `cd` set it).
+     * Only these reach an argv, where any local user can read them: never a passed-on value.
      */
-    readonly exact?: Readonly<Record<string, string>>;
+    readonly add?: Readonly<Record<string, string>>;
   };
 }
 
@@ -106,18 +107,20 @@ export interface LaunchSpec {
  */
 export function launchCommand(spec: LaunchSpec): { file: string; args: string[]; command: string[] } {
   const command = literalCommand(spec.command);
+  const add = spec.env?.add;
   const clean =
     spec.env === undefined
       ? [...command]
-      : spec.env.exact !== undefined
-        ? [
-            spec.env.path,
-            '-i',
-            '--',
-            ...Object.entries(spec.env.exact).map(([name, value]) => `${name}=${value}`),
-            ...command,
-          ]
-        : [spec.env.path, '-u', 'PWD', ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']), '--', ...command];
+      : [
+          spec.env.path,
+          '-u',
+          'PWD',
+          ...(spec.env.keepShlvl ? [] : ['-u', 'SHLVL']),
+          ...(add === undefined ? [] : ['-u', 'OLDPWD']),
+          '--',
+          ...Object.entries(add ?? {}).map(([name, value]) => `${name}=${value}`),
+          ...command,
+        ];
   const inner = spec.prestarted === true ? clean : [...confinement(spec), ...clean];
   const shell = spec.shell ?? '/bin/sh';
   return {

@@ -33,6 +33,8 @@ export interface SpareRunsOptions {
   readonly limits: RunCgroupLimits;
   /** bash: the spare reads its command with `read -d ''`, which a POSIX sh lacks. */
   readonly shell: string;
+  /** The environment every run shares (not SKILL_NAME, SKILL_DIR): the spare's own, passed on to its run. */
+  readonly env: Readonly<Record<string, string>>;
   /** Most spares at once, idle or being made, every key together; 0 = none. */
   readonly max: number;
   /** A spare unused this long is ended (and made again only when a run of its key asks). */
@@ -115,8 +117,8 @@ export function createSpareRuns(options: SpareRunsOptions): SpareRuns {
     // The ulimit options of a wrapper that receives its command follow its own arguments, as they are.
     const child = spawn(file, chain.receive ? [...args, ...chain.argv] : args, {
       cwd: '/',
-      // Nothing: the run's environment reaches its command through env -i.
-      env: {},
+      // What every run's environment holds; a run adds its own variables through env.
+      env: options.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', ...UNUSED, registration ?? 'ignore', 'pipe'],
     });

@@ -91,13 +91,25 @@ describe('launchCommand', () => {
     expect(own.slice(6)).toEqual(['/usr/bin/env', '-u', 'PWD', '--', ...base.command]);
   });
 
-  it('a warm spare waits on its descriptor with no command, and its run starts with exactly its environment', () => {
+  it("a warm spare waits on its descriptor with no command; its run's argv holds only the run's own variables", () => {
     const spare = launchCommand({ ...base, command: [], waitFd: 6 });
     expect(spare.args.slice(3)).toEqual(['5', '', '6']);
     const { command } = launchCommand({
       ...base,
-      env: { path: '/usr/bin/env', keepShlvl: false, exact: { LANG: 'C', SKILL_NAME: 'a=b' } },
+      env: { path: '/usr/bin/env', keepShlvl: false, add: { SKILL_NAME: 'a=b', SKILL_DIR: '/skills/a' } },
     });
-    expect(command).toEqual(['/usr/bin/env', '-i', '--', 'LANG=C', 'SKILL_NAME=a=b', ...base.command]);
+    expect(command).toEqual([
+      '/usr/bin/env',
+      '-u',
+      'PWD',
+      '-u',
+      'SHLVL',
+      '-u',
+      'OLDPWD',
+      '--',
+      'SKILL_NAME=a=b',
+      'SKILL_DIR=/skills/a',
+      ...base.command,
+    ]);
   });
 });

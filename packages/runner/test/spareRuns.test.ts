@@ -31,6 +31,20 @@ function spares(): number[] {
   return found;
 }
 
+/** How many processes have `text` in their argv now. */
+function withInArgv(text: string): number {
+  let found = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(text)) found++;
+    } catch {
+      // Exited while scanning.
+    }
+  }
+  return found;
+}
+
 async function spareUp(): Promise<number> {
   await waitFor(() => spares().length > 0, { what: 'a warm spare' });
   return spares()[0] ?? 0;
@@ -75,6 +89,47 @@ describe.each([
     expect((await scripts.run(request('args.py', { args: ['a b', '$(id)', 'new\nline', ''] }))).stdout).toBe(
       '["a b", "$(id)", "new\\nline", ""]\n',
     );
+  });
+
+  it("puts no passed-on value in any process's argv, where every local user can read it", async () => {
+    const secret = `passed-on-${process.pid}-${Date.now()}`;
+    const created = createScriptRunner(
+      runnerOptions({
+        sandbox: await sandbox(),
+        limits: LIMITS,
+        envPassthrough: ['PATH', 'LANG', 'API_KEY'],
+        sourceEnv: { PATH: '/usr/bin:/bin', LANG: 'C', API_KEY: secret },
+      }),
+    );
+    runners.push(created);
+    // Every /proc/<pid>/cmdline, scanned between runs' steps for as long as they go on.
+    const seenIn = { argv: 0 };
+    let scanning = true;
+    const scan = (async () => {
+      while (scanning) {
+        seenIn.argv += withInArgv(secret);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      // The scan is real: a value the caller does put in an argv (an argument) is seen.
+      await spareUp();
+      const control = await created.run(request('args.py', { args: [secret] }));
+      expect(control.exit_code).toBe(0);
+      expect(seenIn.argv).toBeGreaterThan(0);
+      seenIn.argv = 0;
+      for (let run = 0; run < 20; run++) {
+        await spareUp();
+        const seen = JSON.parse((await created.run(request('env.js'))).stdout) as {
+          env: Record<string, string>;
+        };
+        expect(seen.env.API_KEY).toBe(secret);
+      }
+    } finally {
+      scanning = false;
+      await scan;
+    }
+    expect(seenIn.argv).toBe(0);
   });
 
   it('each run from a spare has fresh cgroups: a refused fork is reported for its run only', async () => {
