@@ -74,8 +74,9 @@ describe('launchCommand', () => {
     const env = { path: '/usr/bin/env', keepShlvl: false };
     const { file, args } = launchCommand({ ...base, shell: '/usr/bin/bash', sandbox, env });
     expect(file).toBe('/usr/bin/bash');
-    // bash reads no start-up file (src/shellProgram.ts); its program's own arguments follow as with sh.
-    expect(args.slice(0, 2)).toEqual(['--norc', '-c']);
+    // bash reads no start-up file and runs nothing of its environment (src/shellProgram.ts); its program's own
+    // arguments follow as with sh.
+    expect(args.slice(0, 2)).toEqual(['--norc', '-pc']);
     expect(args.slice(7)).toEqual([
       '/usr/bin/bwrap',
       '--',

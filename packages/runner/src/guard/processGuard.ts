@@ -83,6 +83,8 @@ export async function createProcessGuard(options: ProcessGuardOptions = {}): Pro
           [...shellProgram(bash, WATCHDOG_SCRIPT), 'skillgate-watchdog', dir ?? '', memoryDir ?? ''],
           {
             cwd: '/',
+            // It needs nothing of the gateway's environment (its secrets least), only where sleep and rmdir are.
+            env: { PATH: '/usr/bin:/bin' },
             stdio: ['pipe', 'ignore', 'ignore'],
             // Its own session, so a Ctrl-C or group kill aimed at the gateway leaves it to do its job.
             detached: true,
