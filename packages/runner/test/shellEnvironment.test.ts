@@ -109,4 +109,5 @@ function children(name: string, check: (argv: string[]) => boolean = () => true)
 
 const watchdogs = (): string[] => children('skillgate-watchdog');
 // Idle warm spares: wrappers waiting on descriptor 6.
-const spares = (): string[] => children('skillgate-run', (argv) => argv[argv.indexOf('skillgate-run') + 3] === '6');
+const spares = (): string[] =>
+  children('skillgate-run', (argv) => argv[argv.indexOf('skillgate-run') + 3] === '6');
