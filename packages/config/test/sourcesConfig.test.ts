@@ -45,6 +45,11 @@ describe('skills.sources', () => {
       { id: 'a', archive: 'https://example.com/s.rar', sha256: SHA },
     ],
     ['a path that climbs out', { id: 'a', git: 'https://git.example.com/x.git', path: '../etc' }],
+    [
+      'a ref beginning with - (option injection into git)',
+      { id: 'a', git: 'file:///srv/x.git', ref: '--upload-pack=touch /tmp/x' },
+    ],
+    ['an scp-like URL beginning with - (option injection into git)', { id: 'a', git: '-oProxy@host:x.git' }],
     ['an id with capitals', { id: 'Team', git: 'https://git.example.com/x.git' }],
     [
       'both git and archive',

@@ -207,7 +207,11 @@ async function resolveSource(
   return { id: source.id, source, commit, digest, skills };
 }
 
-/** Fetches `want` (a ref or commit; an archive's pin) into the cache unless it is there; returns the commit. */
+/**
+ * Fetches `want` (a ref or commit; an archive's pin) afresh and puts it in the cache; returns the commit. It
+ * never takes a cached entry on trust: without a lock entry nothing could tell an entry edited on disk from the
+ * real content, and its digest would become the pin.
+ */
 async function fetchInto(
   source: SourceDefinition,
   want: string,
@@ -215,51 +219,66 @@ async function fetchInto(
   options: SourcesOptions,
 ): Promise<string> {
   const deadline = Date.now() + options.timeoutMs;
-  await mkdir(options.cacheDir, { recursive: true });
-  if (!isGitSource(source)) {
-    const pin = cachePin(source, want);
-    if (!(await cache.has(pin))) {
-      await cache.write(pin, async (dir) => {
-        const file = `${dir}.download`;
-        try {
-          await downloadArchive(source, { file, deadline, maxBytes: options.limits.maxBytes });
-          await unpackArchive({
-            source: source.id,
-            file,
-            format: archiveFormat(source.archive),
-            dest: dir,
-            limits: options.limits,
-          });
-        } finally {
-          await rm(file, { force: true });
-        }
-      });
-    }
-    await requirePath(source, servedDir(cache, source, want));
-    return want;
-  }
-  const context: GitContext = {
-    env: options.env,
-    deadline,
-    limits: options.limits,
-    workDir: options.cacheDir,
-  };
-  let commit = want;
-  // A ref is resolved by the fetch itself; a commit already cached needs no network at all.
-  if (!/^[0-9a-f]{40}$/.test(want) || !(await cache.has(cachePin(source, want)))) {
-    await mkdir(join(options.cacheDir, 'tmp'), { recursive: true, mode: 0o700 });
-    const work = join(options.cacheDir, 'tmp', `fetch-${randomBytes(8).toString('hex')}`);
-    try {
+  await mkdir(join(options.cacheDir, 'tmp'), { recursive: true, mode: 0o700 });
+  const work = join(options.cacheDir, 'tmp', `fetch-${randomBytes(8).toString('hex')}`);
+  try {
+    let commit = want;
+    if (isGitSource(source)) {
+      const context: GitContext = {
+        env: options.env,
+        deadline,
+        limits: options.limits,
+        workDir: options.cacheDir,
+      };
       commit = await fetchGitCommit(source, want, work, context);
       await measureTree(work, options.limits, source.id);
-      const final = cachePin(source, commit);
-      if (!(await cache.has(final))) await cache.write(final, (dir) => rename(work, dir));
-    } finally {
-      await rm(work, { recursive: true, force: true });
+    } else {
+      const file = `${work}.download`;
+      try {
+        await downloadArchive(source, { file, deadline, maxBytes: options.limits.maxBytes });
+        await unpackArchive({
+          source: source.id,
+          file,
+          format: archiveFormat(source.archive),
+          dest: work,
+          limits: options.limits,
+        });
+      } finally {
+        await rm(file, { force: true });
+      }
     }
+    const fresh = isGitSource(source) ? work : join(work, relPath(source));
+    await requirePath(source, fresh);
+    await admit(source, commit, work, cache, options);
+    return commit;
+  } finally {
+    await rm(work, { recursive: true, force: true });
   }
-  await requirePath(source, servedDir(cache, source, commit));
-  return commit;
+}
+
+/**
+ * Puts a freshly fetched entry (`work`) in the cache. An entry already there (another process fetched it first,
+ * or it was edited on disk) stays only when it holds what was fetched; one that differs is replaced.
+ */
+async function admit(
+  source: SourceDefinition,
+  commit: string,
+  work: string,
+  cache: SourceCache,
+  options: SourcesOptions,
+): Promise<void> {
+  const pin = cachePin(source, commit);
+  if (await cache.has(pin)) {
+    const served = isGitSource(source) ? work : join(work, relPath(source));
+    const fetched = await digestOf(served, source, commit, options);
+    const cached = await digestOf(servedDir(cache, source, commit), source, commit, options);
+    if (cached.digest === fetched.digest) return;
+    options.onWarning?.(
+      `source "${source.id}": the cached copy of ${commit} does not match what was fetched (${cached.digest}, fetched ${fetched.digest}); replacing it`,
+    );
+    await cache.discard(pin);
+  }
+  await cache.write(pin, (dir) => rename(work, dir));
 }
 
 /** Refuses a source whose `path` is not a folder of what was fetched. */

@@ -10,7 +10,8 @@ const isWebUrl = (url: URL): boolean =>
 
 /** https (http on loopback), ssh, file, or scp-like `git@host:org/repo.git`; never credentials in the URL. */
 const isGitUrl = (value: string): boolean => {
-  if (/^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]/.test(value)) return true;
+  // Never a leading '-' (git would read the URL as an option), in the user or the host.
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]*@[A-Za-z0-9][A-Za-z0-9.-]*:[^/]/.test(value)) return true;
   try {
     const url = new URL(value);
     if (url.protocol === 'ssh:') return url.password === '';
@@ -51,7 +52,14 @@ const gitSourceSchema = z.strictObject({
       'must be an https, ssh or file URL (http only on loopback), without credentials (use token_env)',
     )
     .describe('Repository URL.'),
-  ref: z.string().min(1).max(256).optional().describe('Branch, tag or 40-hex commit (default: remote HEAD).'),
+  ref: z
+    .string()
+    .min(1)
+    .max(256)
+    // A ref beginning with '-' would reach git as an option (`--upload-pack=<command>`); no ref has one.
+    .regex(/^[^-\s][^\s]*$/, 'must not begin with - or contain whitespace')
+    .optional()
+    .describe('Branch, tag or 40-hex commit (default: remote HEAD).'),
   path,
   skills,
   token_env: envName.optional().describe('Variable holding a token sent to this URL only (HTTP basic).'),

@@ -96,7 +96,9 @@ export async function fetchGitCommit(
   try {
     const options = gitOptions(source, context, repo);
     await runGit(['init', '-q'], options);
-    await runGit(['remote', 'add', 'origin', source.git], options);
+    // `--` everywhere a configured value follows: a URL or ref beginning with '-' is never read as an option
+    // (`--upload-pack=<command>` would run a command on a file URL).
+    await runGit(['remote', 'add', '--', 'origin', source.git], options);
     const path = sourcePath(source);
     if (path !== '') {
       await runGit(['config', 'core.sparseCheckout', 'true'], options);
@@ -111,6 +113,7 @@ export async function fetchGitCommit(
         '--filter=blob:none',
         '--no-tags',
         '--no-recurse-submodules',
+        '--',
         'origin',
         want,
       ],
