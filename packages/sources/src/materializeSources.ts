@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadSkills, type SourceRoot } from '@skillgate/skills';
 import { downloadArchive } from './archive/downloadArchive.js';
 import { unpackArchive } from './archive/unpackArchive.js';
+import { assertPrivateCache } from './cache/assertPrivateCache.js';
 import { measureTree } from './cache/measureTree.js';
 import { type CachePin, createSourceCache, type SourceCache } from './cache/sourceCache.js';
 import { contentDigest } from './contentDigest.js';
@@ -61,6 +62,7 @@ export async function materializeSources(
 ): Promise<MaterializedSources> {
   const cache = createSourceCache(options.cacheDir);
   const lock = options.sources.length === 0 ? undefined : await readLockFile(options.lockFile);
+  if (options.sources.length > 0) await assertPrivateCache(options.cacheDir);
   const roots: SourceRoot[] = [];
   const statuses: SourceStatus[] = [];
   const entries: LockEntry[] = [];

@@ -5,7 +5,8 @@
  * archive entry is absolute, climbs out with `..`, or is a link, device or FIFO; PATH_MISSING, the source's
  * `path` is not a folder at that commit; DIGEST_MISMATCH, the content is not what the lock pins;
  * LOCK_INVALID, the lock file is unreadable or malformed; NOT_LOCKED, `sources sync` found a source the lock
- * does not pin; TOKEN_MISSING, `token_env` names an unset variable.
+ * does not pin; TOKEN_MISSING, `token_env` names an unset variable; CACHE_UNSAFE, another local user could
+ * write the cache folder.
  */
 export type SourcesErrorCode =
   | 'FETCH_FAILED'
@@ -17,7 +18,8 @@ export type SourcesErrorCode =
   | 'DIGEST_MISMATCH'
   | 'LOCK_INVALID'
   | 'NOT_LOCKED'
-  | 'TOKEN_MISSING';
+  | 'TOKEN_MISSING'
+  | 'CACHE_UNSAFE';
 
 /** The one error class of the sources package; `source` names the source it is about, when one is. */
 export class SourcesError extends Error {
