@@ -1,8 +1,9 @@
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { x as extractTar, t as listTar } from 'tar';
+import { createGunzip } from 'node:zlib';
+import { x as extractTar, type ReadEntry, Parser as TarParser } from 'tar';
 import yauzl from 'yauzl';
 import { SourcesError } from '../sourcesError.js';
 import type { SourceLimits } from '../sourceTypes.js';
@@ -39,21 +40,84 @@ const TAR_KINDS: Readonly<Record<string, string>> = {
   FIFO: 'FIFO',
 };
 
-async function tarEntries(file: string): Promise<ArchiveEntry[]> {
-  const entries: ArchiveEntry[] = [];
-  await listTar({
-    file,
-    strict: true,
-    onReadEntry: (entry) => {
-      entries.push({
-        path: entry.path,
-        kind: TAR_KINDS[entry.type] ?? entry.type,
-        size: entry.size ?? 0,
-        mode: entry.mode ?? 0o644,
+// What a listing may inflate beyond the entries' own bytes: headers, padding and pax records per entry.
+const OVERHEAD_PER_ENTRY = 16 * 1024;
+
+/** Totals of a listing, refused the moment they pass a cap: what comes after is never read. */
+function capCounter(source: string, limits: SourceLimits): (entry: ArchiveEntry) => void {
+  let files = 0;
+  let bytes = 0;
+  return (entry) => {
+    files += 1;
+    bytes += entry.size;
+    if (files > limits.maxFiles) {
+      throw new SourcesError('TOO_LARGE', `over ${limits.maxFiles} entries (skills.max_source_files)`, {
+        source,
       });
-      entry.resume();
-    },
+    }
+    if (bytes > limits.maxBytes) {
+      throw new SourcesError(
+        'TOO_LARGE',
+        `over ${limits.maxBytes} bytes unpacked (skills.max_source_bytes)`,
+        {
+          source,
+        },
+      );
+    }
+  };
+}
+
+/**
+ * The entries of a .tar.gz, read under the caps: the count and declared sizes are checked at each header, and
+ * the inflated stream (trailing data too) may not pass the byte cap plus a per-entry overhead, so a
+ * compression bomb stops at the cap instead of being inflated whole before any total is looked at.
+ */
+async function tarEntries(file: string, source: string, limits: SourceLimits): Promise<ArchiveEntry[]> {
+  const entries: ArchiveEntry[] = [];
+  const count = capCounter(source, limits);
+  const budget = limits.maxBytes + (limits.maxFiles + 2) * OVERHEAD_PER_ENTRY;
+  let failure: unknown;
+  const parser = new TarParser({ strict: true });
+  parser.on('entry', (entry: ReadEntry) => {
+    const listed: ArchiveEntry = {
+      path: entry.path,
+      kind: TAR_KINDS[entry.type] ?? entry.type,
+      size: entry.size ?? 0,
+      mode: entry.mode ?? 0o644,
+    };
+    entries.push(listed);
+    entry.resume();
+    try {
+      count(listed);
+    } catch (error) {
+      failure ??= error;
+    }
   });
+  parser.on('error', (error: unknown) => {
+    failure ??= error;
+  });
+  const ended = new Promise<void>((resolve) => parser.on('end', () => resolve()));
+  const inflate = createGunzip();
+  const reading = pipeline(createReadStream(file), inflate).catch((error: unknown) => {
+    failure ??= error;
+  });
+  let inflated = 0;
+  for await (const chunk of inflate as AsyncIterable<Buffer>) {
+    inflated += chunk.length;
+    if (inflated > budget) {
+      failure ??= new SourcesError('TOO_LARGE', `inflates past ${budget} bytes (skills.max_source_bytes)`, {
+        source,
+      });
+    }
+    if (failure !== undefined) break;
+    parser.write(chunk);
+  }
+  await reading;
+  if (failure === undefined) {
+    parser.end();
+    await ended;
+  }
+  if (failure !== undefined) throw failure;
   return entries;
 }
 
@@ -97,7 +161,14 @@ async function eachZipEntry(
         size: raw.uncompressedSize,
         mode: unixMode & 0o7777,
       };
-      onEntry(entry, zip, raw).then(() => zip.readEntry(), reject);
+      onEntry(entry, zip, raw).then(
+        () => zip.readEntry(),
+        (error: unknown) => {
+          // Refused mid-listing (a cap): the rest is never read, and the file is closed now.
+          zip.close();
+          reject(error);
+        },
+      );
     });
     zip.on('end', () => resolve());
     zip.on('error', reject);
@@ -142,29 +213,20 @@ export async function unpackArchive(options: UnpackArchiveOptions): Promise<void
   let entries: ArchiveEntry[] = [];
   try {
     if (options.format === 'zip') {
+      const count = capCounter(source, limits);
       await eachZipEntry(file, async (entry) => {
         entries.push(entry);
+        count(entry);
       });
-    } else entries = await tarEntries(file);
+    } else entries = await tarEntries(file, source, limits);
   } catch (error) {
+    if (error instanceof SourcesError) throw error;
     // A malformed archive, or a name yauzl itself refuses (absolute, `..`).
     refuse(`it cannot be read (${error instanceof Error ? error.message : String(error)})`);
   }
-  let bytes = 0;
   for (const entry of entries) {
     const reason = unsafeReason(entry);
     if (reason !== undefined) refuse(reason);
-    bytes += entry.size;
-  }
-  if (entries.length > limits.maxFiles) {
-    throw new SourcesError('TOO_LARGE', `${entries.length} entries, over the ${limits.maxFiles}-file cap`, {
-      source,
-    });
-  }
-  if (bytes > limits.maxBytes) {
-    throw new SourcesError('TOO_LARGE', `${bytes} bytes unpacked, over the ${limits.maxBytes}-byte cap`, {
-      source,
-    });
   }
   await mkdir(dest, { recursive: true });
   if (options.format === 'zip') {

@@ -9,6 +9,16 @@ export interface TarEntry {
   readonly body?: string;
   readonly linkname?: string;
   readonly mode?: number;
+  /** The size the header states, when it is not the body's (a bomb's header with its body cut short). */
+  readonly declaredSize?: number;
+}
+
+/** How tarGz ends the archive. */
+export interface TarGzOptions {
+  /** Zero bytes inflated after the end-of-archive blocks (data hidden past the end). */
+  readonly trailingZeros?: number;
+  /** Cut the compressed bytes short by this many (a truncated download: no gzip trailer, a lost tail). */
+  readonly truncateBy?: number;
 }
 
 function header(entry: TarEntry, size: number): Buffer {
@@ -32,14 +42,19 @@ function header(entry: TarEntry, size: number): Buffer {
 }
 
 /** A .tar.gz written byte by byte, so hostile entries (`..`, links, FIFOs) are possible. */
-export function tarGz(entries: readonly TarEntry[]): Buffer {
+export function tarGz(entries: readonly TarEntry[], options: TarGzOptions = {}): Buffer {
   const parts: Buffer[] = [];
   for (const entry of entries) {
     const body = Buffer.from(entry.type === undefined || entry.type === '0' ? (entry.body ?? '') : '');
-    parts.push(header(entry, body.length), body, Buffer.alloc((512 - (body.length % 512)) % 512));
+    parts.push(
+      header(entry, entry.declaredSize ?? body.length),
+      body,
+      Buffer.alloc((512 - (body.length % 512)) % 512),
+    );
   }
-  parts.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(parts));
+  parts.push(Buffer.alloc(1024 + (options.trailingZeros ?? 0)));
+  const gz = gzipSync(Buffer.concat(parts));
+  return gz.subarray(0, gz.length - (options.truncateBy ?? 0));
 }
 
 /** A .zip of files (path -> content, or a symlink when `link` is given). */
