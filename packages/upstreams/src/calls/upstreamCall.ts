@@ -14,6 +14,7 @@ import { UpstreamsError } from '../upstreamsError.js';
 import { ANSWER_TOO_LARGE_CODE } from '../wire/boundedEventStream.js';
 import { CallEnd } from './callEnd.js';
 import { withCallSignal } from './callScope.js';
+import { nestedDeeperThan } from './nestedDeeperThan.js';
 import type { OversizeGuard } from './oversizeGuard.js';
 import type { ProgressRelay } from './progressRelay.js';
 
@@ -131,6 +132,10 @@ async function sendCall(
 // (`1e20` is written as 21 digits: 5.25×); whitespace, escapes and repeated keys only shrink.
 const MAX_REWRITE_GROWTH = 6;
 
+// Deepest nesting of arrays and objects in a result: far past any tool's output, far below the ~4,000 levels
+// at which JSON.stringify runs out of stack (docs/limits.md, "Answers of a call").
+const MAX_RESULT_DEPTH = 256;
+
 // The result as the caller gets it, or RESULT_TOO_LARGE past max_result_bytes. A result parsed from a text
 // small enough that its JSON cannot pass the bound is not written out to be measured.
 function shaped(
@@ -139,6 +144,15 @@ function shaped(
   result: unknown,
   textBytes?: number,
 ): UpstreamCallResult {
+  // Checked first: writing a value thousands of levels deep (to measure it here, to scrub secrets, to answer
+  // the caller) overflows the stack, which failed the call as an internal error, or left it unanswered.
+  if (nestedDeeperThan(result, MAX_RESULT_DEPTH)) {
+    return {
+      ok: false,
+      reason: 'UPSTREAM_ERROR',
+      message: `the result of ${definition.id}/${tool} nests deeper than ${MAX_RESULT_DEPTH} levels`,
+    };
+  }
   const surelyWithin = textBytes !== undefined && textBytes * MAX_REWRITE_GROWTH <= definition.maxResultBytes;
   const size = surelyWithin ? 0 : Buffer.byteLength(JSON.stringify(result));
   if (size > definition.maxResultBytes) {
