@@ -1,24 +1,16 @@
 /**
- * Whether a parsed JSON value nests deeper than `maxDepth` arrays and objects. Walked with a stack of its
- * own (a value that is too deep for recursion is exactly what it looks for), and stops at the first value
- * past the bound; a flat result costs one step per array element and object member.
+ * Whether a parsed JSON value nests deeper than `maxDepth` arrays and objects. It recurses at most
+ * `maxDepth` calls deep whatever the value (a value too deep for recursion is what it looks for), stops at
+ * the first value past the bound, and allocates nothing: a flat result costs one step per element.
  */
 export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
-  const pending: unknown[] = [value];
-  const depths: number[] = [0];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    const depth = depths.pop() ?? 0;
-    if (typeof next !== 'object' || next === null) continue;
-    if (depth >= maxDepth) return true;
-    const children = Array.isArray(next) ? next : Object.values(next);
-    for (const child of children) {
-      // Scalars need no step of their own.
-      if (typeof child === 'object' && child !== null) {
-        pending.push(child);
-        depths.push(depth + 1);
-      }
-    }
+  if (typeof value !== 'object' || value === null) return false;
+  if (maxDepth <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestedDeeperThan(item, maxDepth - 1)) return true;
+    return false;
   }
+  const members = value as Record<string, unknown>;
+  for (const key in members) if (nestedDeeperThan(members[key], maxDepth - 1)) return true;
   return false;
 }
