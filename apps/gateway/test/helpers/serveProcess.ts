@@ -14,7 +14,7 @@ export interface ServedProcess {
 export interface ServeProcessOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** More stdio entries for fds 3, 4, ...: what a supervisor hands the gateway without close-on-exec. */
-  readonly extraStdio?: ReadonlyArray<number | 'pipe'>;
+  readonly extraStdio?: ReadonlyArray<number | 'pipe' | 'ignore'>;
   /**
    * cgroup folders (v1, one per hierarchy) the process joins before the gateway starts: its run cgroups are
    * then made, and dead gateways' runs swept, under these folders only (test/helpers/privateCgroups.ts).

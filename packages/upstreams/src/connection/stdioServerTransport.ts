@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { serializeMessage } from '@modelcontextprotocol/client';
-import { launchCommand, type ProcessGuard, type RunCgroup } from '@skillgate/runner';
+import { findExecutable, launchCommand, type ProcessGuard, type RunCgroup } from '@skillgate/runner';
 import { createLineReader } from '../wire/lineReader.js';
 
 /** Options of createStdioServerTransport. */
@@ -61,6 +61,8 @@ export function createStdioServerTransport(
       return child?.pid;
     },
     async start() {
+      const shell = findExecutable('bash', '/usr/bin:/bin');
+      const envPath = findExecutable('env', '/usr/bin:/bin');
       cgroup = await options.guard.openRun({ processes: 0, memoryBytes: 0 });
       const registration = options.guard.registration;
       const { file, args } = launchCommand({
@@ -69,6 +71,13 @@ export function createStdioServerTransport(
         procsFiles: cgroup?.procsFiles ?? [],
         prlimit: undefined,
         limits: NO_LIMITS,
+        // bash where there is one, as for scripts: /bin/sh (dash) can only close inherited descriptors 3-9, so
+        // one the gateway inherited numbered 10 or more stayed open in the server, sandboxed too.
+        ...(shell === undefined ? {} : { shell }),
+        // env takes back out the SHLVL bash exports (and PWD), so the server's environment stays exactly `env`.
+        ...(envPath === undefined
+          ? {}
+          : { env: { path: envPath, keepShlvl: options.env.SHLVL !== undefined } }),
         ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       });
       const spawned = spawn(file, args, {
