@@ -22,6 +22,9 @@ for fd in sorted(int(name) for name in os.listdir('/proc/self/fd')):
         pass
 `;
 
+const LOG_FD = 18;
+const BEFORE_LOG: ReadonlyArray<'ignore'> = Array.from({ length: LOG_FD - 3 }, () => 'ignore');
+
 let child: ChildProcess | undefined;
 let dir: string | undefined;
 const opened: number[] = [];
@@ -50,11 +53,13 @@ describe.each(['off', 'bwrap'] as const)('descriptors inherited by the gateway (
     const logPath = join(dir, 'supervisor.log');
     const log = openSync(logPath, 'a');
     opened.push(log);
-    // fd 3: the log file, fd 4: a pipe; both inherited by the gateway without close-on-exec.
-    const served = await serveProcess(config, { extraStdio: [log, 'pipe'] });
+    // The log file and a pipe, inherited by the gateway without close-on-exec, as fds 18 and 19: node marks
+    // every descriptor from 0 up to the first closed one past 15 close-on-exec at start-up (libuv's
+    // uv_disable_stdio_inheritance), so fds 3 and 4 would never reach a script whatever the wrapper did.
+    const served = await serveProcess(config, { extraStdio: [...BEFORE_LOG, log, 'pipe'] });
     child = served.proc;
     const pid = served.proc.pid ?? 0;
-    expect(readlinkSync(`/proc/${pid}/fd/3`)).toBe(logPath);
+    expect(readlinkSync(`/proc/${pid}/fd/${LOG_FD}`)).toBe(logPath);
 
     const c = await connectClient(served.url);
     const run = await c.client.callTool({ name: 'skill_fds_run_list_fds_py', arguments: {} });
@@ -66,7 +71,7 @@ describe.each(['off', 'bwrap'] as const)('descriptors inherited by the gateway (
     expect(fds).toEqual([0, 1, 2]);
     expect(textOf(run)).not.toContain('supervisor.log');
     // The gateway itself keeps what it was handed: only its scripts lose it.
-    expect(readlinkSync(`/proc/${pid}/fd/3`)).toBe(logPath);
+    expect(readlinkSync(`/proc/${pid}/fd/${LOG_FD}`)).toBe(logPath);
     const again = await c.client.callTool({ name: 'skill_fds_run_list_fds_py', arguments: {} });
     expect(again.isError).toBeFalsy();
     await c.close();
