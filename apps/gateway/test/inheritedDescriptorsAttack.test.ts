@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,7 +106,34 @@ describe.each(['off', 'bwrap'] as const)('descriptors the gateway inherited (san
     } finally {
       await c.close();
     }
-    // The gateway itself keeps what it was handed.
+    // The gateway itself keeps what it was handed; its watchdog, which may outlive it, does not.
     expect(readlinkSync(`/proc/${pid}/fd/${LOG_FD}`)).toBe(logPath);
+    const watchdogs = childrenWithArgv(pid, 'skillgate-watchdog');
+    expect(watchdogs.length).toBeGreaterThan(0);
+    for (const watchdog of watchdogs) expect(descriptorTargets(watchdog)).not.toContain(logPath);
   }, 90_000);
 });
+
+/** Pids of `parent`'s children whose argv holds `word`. */
+function childrenWithArgv(parent: number, word: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parent) return [];
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(word) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** What each open descriptor of a process points at. */
+function descriptorTargets(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
+}
