@@ -94,7 +94,11 @@ export async function fetchGitCommit(
   const repo = `${dest}.git-work`;
   await mkdir(repo, { recursive: true });
   try {
-    const options = gitOptions(source, context, repo);
+    // Every run here writes into `repo`: none may bring in more than the byte cap (docs/sources.md, caps).
+    const options: RunGitOptions = {
+      ...gitOptions(source, context, repo),
+      diskCap: { dir: repo, maxBytes: context.limits.maxBytes },
+    };
     await runGit(['init', '-q'], options);
     // `--` everywhere a configured value follows: a URL or ref beginning with '-' is never read as an option
     // (`--upload-pack=<command>` would run a command on a file URL).
@@ -132,7 +136,7 @@ export async function fetchGitCommit(
 
 /**
  * Refuses a missing `path` or a tree over the file cap before any file content is downloaded (the trees are
- * here with blob:none; asking blob sizes would fetch each blob, so bytes are counted after the checkout).
+ * here with blob:none; asking blob sizes would fetch each blob, so the byte cap is held while git writes).
  */
 async function checkTree(
   source: GitSource,
