@@ -114,7 +114,9 @@ export const sourcesKeys = {
   max_source_bytes: count(1024)
     .max(2 ** 40)
     .default(268_435_456)
-    .describe('Most bytes one source may bring in: an archive and its unpacked files, or what git fetches and checks out.'),
+    .describe(
+      'Most bytes one source may bring in: an archive and its unpacked files, or what git fetches and checks out.',
+    ),
   max_source_files: count(1).max(1_000_000).default(20_000).describe('Most files in one source.'),
   follow: z
     .strictObject({
