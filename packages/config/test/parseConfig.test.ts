@@ -299,6 +299,13 @@ describe('parseConfig cross-field checks', () => {
     );
   });
 
+  it('keeps args within what Linux execs: max_arg_bytes at most one argument (131,071), max_args at most 4,096', () => {
+    expect(pathsOf({ scripts: { max_arg_bytes: 131_072 } })).toEqual(['scripts.max_arg_bytes']);
+    expect(pathsOf({ scripts: { max_args: 4097 } })).toEqual(['scripts.max_args']);
+    const highest = parseConfig({ scripts: { max_arg_bytes: 131_071, max_args: 4096 } }, base).scripts;
+    expect([highest.max_arg_bytes, highest.max_args]).toEqual([131_071, 4096]);
+  });
+
   it('keeps headers_timeout_seconds within request_timeout_seconds, including the default', () => {
     expect(pathsOf({ server: { headers_timeout_seconds: 20, request_timeout_seconds: 15 } })).toEqual([
       'server.headers_timeout_seconds',

@@ -132,6 +132,19 @@ describe.each([
     expect(seenIn.argv).toBe(0);
   });
 
+  it('runs an argument as long as Linux execs (131,071 bytes, the highest scripts.max_arg_bytes), cold and from a spare', async () => {
+    const scripts = await runner();
+    const longest = 'a'.repeat(131_071);
+    // With input a run starts cold; without, from the spare.
+    const cold = await scripts.run(request('args.py', { args: [longest], stdin: '' }));
+    await spareUp();
+    const spared = await scripts.run(request('args.py', { args: [longest] }));
+    for (const result of [cold, spared]) {
+      expect(result).toMatchObject({ exit_code: 0, stderr: '' });
+      expect(result.stdout_bytes).toBe(longest.length + '[""]\n'.length);
+    }
+  });
+
   it('each run from a spare has fresh cgroups: a refused fork is reported for its run only', async () => {
     const scripts = await runner();
     await spareUp();

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { count, envName, seconds } from './fieldTypes.js';
 
+/** Highest `max_args`: 4,096 pointers and NULs stay far below ARG_MAX beside the longest args. */
+const MAX_ARGS = 4096;
+/** Highest `max_arg_bytes`: the longest single argument Linux execs (MAX_ARG_STRLEN less its NUL). */
+const MAX_ARG_BYTES = 131_071;
+
 const limitsSchema = z.strictObject({
   memory_mb: count(0)
     .max(1_048_576)
@@ -37,8 +42,16 @@ export const scriptsSchema = z
       .default(30)
       .describe('Longest wait for a slot before the run is refused.'),
     max_stdin_bytes: count(0).default(1_048_576).describe('Largest stdin a caller may send.'),
-    max_args: count(0).default(256).describe('Most entries in args.'),
-    max_arg_bytes: count(0).default(65_536).describe('Most bytes in all args together.'),
+    // Linux refuses to exec an argument longer than MAX_ARG_STRLEN (131,072 bytes with its NUL) and an argv and
+    // environment past ARG_MAX (2 MiB with the usual 8 MiB stack): a bound above either let a caller's args
+    // fail at exec (docs/limits.md, "Scripts").
+    max_args: count(0).max(MAX_ARGS).default(256).describe(`Most entries in args (at most ${MAX_ARGS}).`),
+    max_arg_bytes: count(0)
+      .max(MAX_ARG_BYTES)
+      .default(65_536)
+      .describe(
+        `Most bytes in all args together (at most ${MAX_ARG_BYTES}: the kernel's limit of one argument).`,
+      ),
     kill_grace_ms: count(0)
       .max(60_000)
       .default(2000)
