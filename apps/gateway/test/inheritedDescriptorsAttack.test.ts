@@ -8,15 +8,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serveProcess } from './helpers/serveProcess.js';
 import { connectClient, textOf } from './helpers/testGateway.js';
 
-// Attacks on the closing of descriptors the gateway inherited without close-on-exec (a supervisor's log file,
-// docs/sandbox.md "Descriptors"), past what fdLeak.test.ts covers:
+// Attacks on the closing of descriptors the gateway inherited without close-on-exec (a supervisor's log file
+// and pipe, docs/sandbox.md "Descriptors"): issue 17's "file descriptors leak into the sandbox" (a script held
+// them, writable), and then:
 // 1. An stdio upstream's wrapper ran under /bin/sh (dash here), which can only name descriptors 3-9: one
 //    numbered 10 or more stayed open, and writable, in the upstream, sandboxed too (and /proc/self/fd/<n>
 //    reopens the file whatever the sandbox shows).
 // 2. `SHELLOPTS=noglob` passed on to scripts (scripts.env_passthrough) emptied the glob over /proc/self/fd the
 //    wrapper closes descriptors with, so every inherited one stayed open in every script.
 
-// The supervisor's log file as fd 18. node marks every descriptor from 0 up to the first closed one past 15
+// The supervisor's log file as fd 18 (and a pipe as 19). node marks every descriptor from 0 up to the first closed one past 15
 // close-on-exec at start-up (libuv's uv_disable_stdio_inheritance): 3-17 are left closed, so 18 is inherited
 // as a supervisor's descriptor after a gap would be.
 const LOG_FD = 18;
@@ -79,7 +80,7 @@ describe.each(['off', 'bwrap'] as const)('descriptors the gateway inherited (san
     opened.push(log);
     const served = await serveProcess(config, {
       env: { ...process.env, SHELLOPTS: 'noglob' },
-      extraStdio: [...BEFORE_LOG, log],
+      extraStdio: [...BEFORE_LOG, log, 'pipe'],
       spawned: (proc) => {
         child = proc;
       },
