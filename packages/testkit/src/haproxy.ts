@@ -47,6 +47,7 @@ function haproxyConfig(port: number, options: HaproxyOptions): string {
     '  timeout http-keep-alive 10s',
     'frontend mcp',
     `  bind 127.0.0.1:${port}`,
+    '  option forwardfor',
     '  default_backend gateways',
     'backend gateways',
     '  balance roundrobin',

@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 /** Options of createFailedAttempts (auth.oauth.failed_attempts_per_minute). */
 export interface FailedAttemptsOptions {
   /** Failed token checks one client address may cause per minute before new tokens wait. */
@@ -23,6 +25,21 @@ export interface FailedAttempts {
 
 const WINDOW_MS = 60_000;
 
+/**
+ * The budget an address spends: an IPv4 address (IPv4-mapped IPv6 included) on its own, an IPv6 address as
+ * its /64. One host commonly holds a whole /64 and can send from any address in it, so counting IPv6
+ * addresses one by one would give it 2^64 budgets.
+ */
+function attemptKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (!(parsed instanceof ipaddr.IPv6)) return parsed.toString();
+  return `${parsed.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
+}
+
 interface Window {
   readonly start: number;
   failures: number;
@@ -43,12 +60,13 @@ export function createFailedAttempts(options: FailedAttemptsOptions): FailedAtte
     retryAfter(address) {
       if (options.perMinute <= 0) return 0;
       const t = now();
-      const window = current(address, t);
+      const window = current(attemptKey(address), t);
       if (window === undefined || window.failures < options.perMinute) return 0;
       return Math.max(1, Math.ceil((window.start + WINDOW_MS - t) / 1000));
     },
-    record(address) {
+    record(from) {
       if (options.perMinute <= 0) return;
+      const address = attemptKey(from);
       const t = now();
       const window = current(address, t);
       if (window !== undefined) {

@@ -105,6 +105,8 @@ const requestIdOf = (body: unknown): string | number | null => {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
 };
 
+const trustPeerOnly = (_address: string, hop: number): boolean => hop === 0;
+
 /** Builds the Fastify app (never listens): /mcp for MCP streamable HTTP, plus health, readiness and metrics. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const { settings, sessions, metrics, tracing } = options;
@@ -114,7 +116,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // A request's logger becomes a pino child only when it writes (observability/lazyChildLogger.ts).
     childLoggerFactory: LazyChildLogger.factory,
     bodyLimit: settings.bodyLimitBytes,
-    trustProxy: settings.trustProxy,
+    // The peer (the proxy) only, not every hop: the client's address is the entry the proxy appended to
+    // X-Forwarded-For. `true` would take the leftmost entry, which the client writes itself; a hop count
+    // (1) trusts no one in Fastify 5.
+    trustProxy: settings.trustProxy ? trustPeerOnly : false,
     genReqId: requestIds(),
     // Slow clients are cut off by node:http's own deadlines (docs/decisions.md, "Connections").
     ...serverTimeouts(settings.deadlines),

@@ -76,7 +76,9 @@ const serverFields = z.strictObject({
     .max(600)
     .default(10)
     .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
-  trust_proxy: z.boolean().default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
+  trust_proxy: z.boolean().default(false).describe(
+      'Behind a reverse proxy: take the client address (and host, scheme) from the X-Forwarded-* entry the proxy appended (the last one; the proxy must append, e.g. HAProxy `option forwardfor`).',
+    ),
   headers_timeout_seconds: seconds(300)
     .default(10)
     .describe('Time a client has to send all request headers; then 408 and the connection is closed.'),
