@@ -76,7 +76,10 @@ const serverFields = z.strictObject({
     .max(600)
     .default(10)
     .describe('On SIGTERM, time given to in-flight tool calls before scripts are killed.'),
-  trust_proxy: z.boolean().default(false).describe(
+  trust_proxy: z
+    .boolean()
+    .default(false)
+    .describe(
       'Behind a reverse proxy: take the client address (and host, scheme) from the X-Forwarded-* entry the proxy appended (the last one; the proxy must append, e.g. HAProxy `option forwardfor`).',
     ),
   headers_timeout_seconds: seconds(300)
