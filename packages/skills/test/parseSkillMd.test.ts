@@ -117,6 +117,23 @@ describe('parseSkillMd', () => {
     expect(dated.skill?.description).toBe('2024-01-01');
   });
 
+  it('keeps YAML 1.1 tags (!!binary, !!set, !!omap, !!timestamp) as plain data, never a Buffer, Set, Map or Date', () => {
+    const result = parse(
+      md(
+        'name: pdf\ndescription: d\nlicense: !!binary aGVsbG8=\ncompatibility: !!timestamp 2001-12-14\n' +
+          'x-set: !!set {a, b}\nx-map: !!omap [k: v]',
+      ),
+    );
+    expect(result.skill?.frontmatter).toEqual({
+      name: 'pdf',
+      description: 'd',
+      license: 'aGVsbG8=',
+      compatibility: '2001-12-14',
+      'x-set': { a: null, b: null },
+      'x-map': [{ k: 'v' }],
+    });
+  });
+
   it('accepts a BOM and CRLF line endings', () => {
     const result = parse('\uFEFF---\r\nname: pdf\r\ndescription: Works.\r\n---\r\n# Body\r\n', 'strict');
     expect(result.problems).toEqual([]);

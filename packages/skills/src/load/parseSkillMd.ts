@@ -21,10 +21,13 @@ function refuseEngine(): never {
 }
 
 // An options object disables gray-matter's unbounded cache. YAML 1.2 (`yaml`) yields no Date objects, and
-// `---js` frontmatter, which gray-matter would eval, is refused.
+// `---js` frontmatter, which gray-matter would eval, is refused. `resolveKnownTags: false` keeps YAML 1.1's
+// `!!binary`, `!!set`, `!!omap` and `!!timestamp` as the plain strings, maps and lists they are written as:
+// resolved, they became a Buffer (which cannot be frozen: one such SKILL.md stopped the whole catalog), a Set
+// or a Map (published as `{}`) and a Date.
 const MATTER_OPTIONS = {
   engines: {
-    yaml: (text: string): object => parseYaml(text, { logLevel: 'error' }),
+    yaml: (text: string): object => parseYaml(text, { logLevel: 'error', resolveKnownTags: false }),
     javascript: refuseEngine,
     json: refuseEngine,
   },
