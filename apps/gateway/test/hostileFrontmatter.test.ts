@@ -1,7 +1,13 @@
 import { createTempSkills, type TempSkills } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cliCommand.js';
-import { connectClient, startTestGateway, type TestGateway, textOf, toolNames } from './helpers/testGateway.js';
+import {
+  connectClient,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  toolNames,
+} from './helpers/testGateway.js';
 
 // A skill author (or a git source's) SKILL.md with YAML 1.1 tags: `yaml` resolves `!!binary` to a Buffer,
 // `!!set` to a Set, `!!omap` to a Map and `!!timestamp` to a Date unless told not to. Freezing a Buffer
