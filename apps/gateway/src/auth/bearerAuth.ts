@@ -115,7 +115,9 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       const { failedAttempts } = options;
       // A token the verifier does not know may cost a request to the authorization server: an address that
       // keeps sending bad ones waits first (failedAttempts.ts). Known tokens, good or bad, cost nothing.
-      if (!oauth.verifier.isKnown(token)) {
+      // Checks under way count too, so a burst of new tokens sent at once is bounded like a sequence.
+      const counted = !oauth.verifier.isKnown(token);
+      if (counted) {
         const wait = failedAttempts.retryAfter(request.address);
         if (wait > 0) {
           throw new GatewayError(
@@ -126,6 +128,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
             },
           );
         }
+        failedAttempts.begin(request.address);
       }
       let verified: Awaited<ReturnType<OAuthVerifier['verify']>>;
       try {
@@ -135,6 +138,8 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
         // Whatever went wrong (a bad token, an unreachable issuer), the answer is a 401, never a 5xx.
         const description = error instanceof GatewayError ? error.message : 'token could not be verified';
         throw refuse(request.origin(), 'invalid_token', description);
+      } finally {
+        if (counted) failedAttempts.end(request.address);
       }
       const missing = oauth.requiredScopes.filter((scope) => !verified.scopes.includes(scope));
       if (missing.length > 0) {

@@ -19,6 +19,10 @@ export interface FailedAttemptsOptions {
 export interface FailedAttempts {
   /** 0 when `address` may have a new token checked, else whole seconds to wait (Retry-After). */
   retryAfter(address: string): number;
+  /** Counts one check of a new token from `address` as under way until end(): it spends budget meanwhile. */
+  begin(address: string): void;
+  /** Ends a check begin() counted (call record() as well if it failed). */
+  end(address: string): void;
   /** Counts one failed check from `address`. */
   record(address: string): void;
 }
@@ -50,6 +54,10 @@ export function createFailedAttempts(options: FailedAttemptsOptions): FailedAtte
   const now = options.now ?? (() => performance.now());
   const maxAddresses = options.maxAddresses ?? 10_000;
   const windows = new Map<string, Window>();
+  // Checks under way per address. They count against the budget as if they had failed: a client sending
+  // many new tokens at once would otherwise have them all checked before the first failure is counted.
+  // Bounded by the requests in flight; an address leaves when its last check ends.
+  const checking = new Map<string, number>();
   const current = (address: string, t: number): Window | undefined => {
     const window = windows.get(address);
     if (window === undefined || t - window.start < WINDOW_MS) return window;
@@ -60,9 +68,25 @@ export function createFailedAttempts(options: FailedAttemptsOptions): FailedAtte
     retryAfter(address) {
       if (options.perMinute <= 0) return 0;
       const t = now();
-      const window = current(attemptKey(address), t);
-      if (window === undefined || window.failures < options.perMinute) return 0;
+      const key = attemptKey(address);
+      const window = current(key, t);
+      const spent = (window?.failures ?? 0) + (checking.get(key) ?? 0);
+      if (spent < options.perMinute) return 0;
+      // Only checks under way fill the budget: one second, by then they have mostly ended.
+      if (window === undefined || window.failures < options.perMinute) return 1;
       return Math.max(1, Math.ceil((window.start + WINDOW_MS - t) / 1000));
+    },
+    begin(address) {
+      if (options.perMinute <= 0) return;
+      const key = attemptKey(address);
+      checking.set(key, (checking.get(key) ?? 0) + 1);
+    },
+    end(address) {
+      if (options.perMinute <= 0) return;
+      const key = attemptKey(address);
+      const left = (checking.get(key) ?? 0) - 1;
+      if (left > 0) checking.set(key, left);
+      else checking.delete(key);
     },
     record(from) {
       if (options.perMinute <= 0) return;

@@ -44,7 +44,10 @@ export interface VerifiedToken {
 export interface OAuthVerifier extends OAuthTokenVerifier {
   /** The token's principal and scopes, or throws UNAUTHORIZED with a short reason (never the token). */
   verify(token: string): Promise<VerifiedToken>;
-  /** True when verify() would answer from memory (a token accepted, or refused within the last seconds). */
+  /**
+   * True when verify() would answer from memory (a token accepted, or refused within the last seconds) or
+   * would join a check of the same token already under way.
+   */
   isKnown(token: string): boolean;
   /** Fetches metadata and keys now, so the first request does not wait for them. */
   warmUp(): Promise<void>;
@@ -230,12 +233,10 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     return undefined;
   };
 
-  const verify = async (token: string): Promise<VerifiedToken> => {
-    const key = keyOf(token);
-    const cached = fresh(cache, key);
-    if (cached !== undefined) return cached.verified;
-    const remembered = fresh(refused, key);
-    if (remembered !== undefined) throw remembered.error;
+  // Checks under way by token hash: the same new token sent by many requests at once is checked once.
+  const checking = new Map<string, Promise<VerifiedToken>>();
+
+  const verifyNew = async (token: string, key: string): Promise<VerifiedToken> => {
     let checked: { verified: VerifiedToken; until: number };
     try {
       checked = JWT_SHAPE.test(token) ? await verifyJwt(token) : await verifyOpaque(token);
@@ -251,11 +252,24 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     return checked.verified;
   };
 
+  const verify = (token: string): Promise<VerifiedToken> => {
+    const key = keyOf(token);
+    const cached = fresh(cache, key);
+    if (cached !== undefined) return Promise.resolve(cached.verified);
+    const remembered = fresh(refused, key);
+    if (remembered !== undefined) return Promise.reject(remembered.error);
+    const pending = checking.get(key);
+    if (pending !== undefined) return pending;
+    const check = verifyNew(token, key).finally(() => checking.delete(key));
+    checking.set(key, check);
+    return check;
+  };
+
   return {
     verify,
     isKnown(token) {
       const key = keyOf(token);
-      return fresh(cache, key) !== undefined || fresh(refused, key) !== undefined;
+      return checking.has(key) || fresh(cache, key) !== undefined || fresh(refused, key) !== undefined;
     },
     async verifyAccessToken(token): Promise<AuthInfo> {
       const verified = await verify(token);
