@@ -233,10 +233,12 @@ describe('createRedisSessionStore', () => {
 
   it('keeps a session alive while it is used through any replica', async () => {
     const prefix = freshPrefix();
-    const one = await replica(prefix, { ttlMs: 400 });
-    const two = await replica(prefix, { ttlMs: 400 });
+    // Used every 100 ms for 2.5 TTLs: only a refresh on use keeps it. The TTL leaves a loaded machine 900 ms
+    // of slack between two uses (400 ms expired it under a load average of 10-20).
+    const one = await replica(prefix, { ttlMs: 1000 });
+    const two = await replica(prefix, { ttlMs: 1000 });
     await one.create(record('busy'));
-    const until = Date.now() + 1200;
+    const until = Date.now() + 2500;
     let turn = 0;
     while (Date.now() < until) {
       expect(await (turn++ % 2 === 0 ? one : two).get('busy')).toBeDefined();
