@@ -160,14 +160,15 @@ describe('createRedisSessionStore', () => {
 
   it("touches a session and reads its scope's unlocks in one step, restarting both idle times", async () => {
     const prefix = freshPrefix();
-    const one = await replica(prefix, { ttlMs: 400 });
-    const two = await replica(prefix, { ttlMs: 400 });
+    // A 1-s TTL leaves a loaded machine 900 ms of slack between two touches (as in the keep-alive test below).
+    const one = await replica(prefix, { ttlMs: 1000 });
+    const two = await replica(prefix, { ttlMs: 1000 });
     const t1 = record('t1', 'agent-a', 'principal:agent-a');
     await one.create(t1);
     expect(await two.touch('t1')).toEqual({ record: t1, unlocked: new Set() });
     await one.unlock('principal:agent-a', 'pdf');
-    // Touched more often than the TTL, both the session and its unlocks outlive several TTLs.
-    const until = Date.now() + 1200;
+    // Touched more often than the TTL, both the session and its unlocks outlive 2.5 TTLs.
+    const until = Date.now() + 2500;
     while (Date.now() < until) {
       const touched = await two.touch('t1');
       expect(touched?.unlocked).toEqual(new Set(['pdf']));
