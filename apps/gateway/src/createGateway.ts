@@ -31,6 +31,7 @@ import { createGatewayLogger } from './observability/createGatewayLogger.js';
 import { countJobEnd, createMetrics, type Metrics } from './observability/metrics.js';
 import { createRecentCalls } from './observability/recentCalls.js';
 import { createUsageCounter } from './observability/usageCounter.js';
+import { createOperatorAccess } from './operator/operatorAccess.js';
 import { createSkillsService } from './skillsExtension/skillsService.js';
 import { createInFlightCalls, type InFlightCalls } from './tools/inFlightCalls.js';
 import { createSkillSearch } from './tools/skillSearch.js';
@@ -310,6 +311,11 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     ...(tracing === undefined ? {} : { tracing }),
     upstreams: () => upstreamReadiness(upstreams),
     sources: () => sources.readiness(),
+    // /readyz names upstreams, sources and missing roots only to whoever may open the operator page.
+    readinessAccess: createOperatorAccess({
+      adminTokens: settings.auth.tokens.filter((t) => t.admin).map((t) => t.name),
+      anonymousOpen: settings.auth.tokens.length === 0 && settings.auth.oauth === undefined,
+    }),
     operator: operatorPageOptions({
       settings: settings.operator,
       config,

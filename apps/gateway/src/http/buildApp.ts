@@ -22,6 +22,7 @@ import { LazyChildLogger } from '../observability/lazyChildLogger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { RequestLogController } from '../observability/requestLogController.js';
 import type { Tracing } from '../observability/tracing.js';
+import type { OperatorAccess } from '../operator/operatorAccess.js';
 import { type OperatorPageOptions, registerOperatorPage } from '../operator/operatorPage.js';
 import { LazyAbort } from '../tools/lazyAbort.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
@@ -87,6 +88,8 @@ export interface AppOptions {
   readonly tracing?: Tracing;
   /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
   readonly operator?: OperatorPageOptions;
+  /** Who may read /readyz's names: the operator page's rule, also when there is no page. */
+  readonly readinessAccess: OperatorAccess;
 }
 
 /**
@@ -157,7 +160,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
-  registerStatusRoutes(app, options);
+  registerStatusRoutes(app, {
+    ...options,
+    readinessDetails: { bearerAuth: options.guard.bearerAuth, access: options.readinessAccess },
+  });
   if (settings.metricsPort === undefined) registerMetricsRoute(app, options);
   const path = settings.path;
   registerOAuthMetadataRoutes(app, options.bearerAuth, path);

@@ -1,9 +1,11 @@
 import type { ScriptRunner } from '@skillgate/runner';
 import type { SourceReadiness } from '@skillgate/sources';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { BearerAuth } from '../auth/bearerAuth.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { OperatorAccess } from '../operator/operatorAccess.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 
 /** What the status routes report on. */
@@ -17,14 +19,47 @@ export interface StatusRoutesOptions {
   /** Each upstream MCP server's state; a down upstream never makes the gateway unready. */
   readonly upstreams?: () => readonly UpstreamReadiness[];
   readonly sources?: () => readonly SourceReadiness[];
+  /** Who may read /readyz's names (upstreams, sources, missing roots): whoever may open the operator page. */
+  readonly readinessDetails: {
+    readonly bearerAuth: Pick<BearerAuth, 'authenticate'>;
+    readonly access: OperatorAccess;
+  };
 }
 
-/** `/healthz` and `/readyz` (skills, missing roots, sandbox, upstreams, sources). */
+/**
+ * True when the request may read the names: with no auth configured anyone (the endpoint is open too), else only
+ * an admin token. A missing or wrong token is no error here: probes send none and get the summary.
+ */
+async function mayReadDetails(request: FastifyRequest, deps: StatusRoutesOptions): Promise<boolean> {
+  const { bearerAuth, access } = deps.readinessDetails;
+  try {
+    access.authorize(
+      await bearerAuth.authenticate({
+        authorization: request.headers.authorization,
+        url: request.url,
+        address: request.ip,
+        origin: () => `${request.protocol}://${request.host}`,
+      }),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `/healthz` and `/readyz`: status, skill count and sandbox for anyone (the probes); missing roots, upstreams and
+ * sources, which name internal hosts, paths and ids, only for an admin token or when no auth is configured.
+ */
 export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOptions): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', async (request, reply) => {
     if (!deps.isReady()) return reply.code(503).send({ status: 'not ready' });
     const catalog = deps.catalogs.current;
+    const sandbox = deps.runner.isolation ?? null;
+    if (!(await mayReadDetails(request, deps))) {
+      return { status: 'ready', skills: catalog.skills.size, sandbox };
+    }
     // A root that could not be read (allowed by skills.allow_missing_roots) is named, so "ready with 0 skills"
     // is never silent.
     const missingRoots = catalog.problems.filter((p) => p.code === 'ROOT_UNREADABLE').map((p) => p.file);
@@ -32,7 +67,7 @@ export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOpt
       status: 'ready',
       skills: catalog.skills.size,
       ...(missingRoots.length === 0 ? {} : { missing_roots: missingRoots }),
-      sandbox: deps.runner.isolation ?? null,
+      sandbox,
       upstreams: deps.upstreams?.() ?? [],
       sources: deps.sources?.() ?? [],
     };
