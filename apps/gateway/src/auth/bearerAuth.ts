@@ -41,12 +41,19 @@ export interface BearerRequest {
   origin(): string;
 }
 
+/** What authenticate() found: the principal, and until when its credential holds. */
+export interface Authenticated {
+  readonly principal: Principal;
+  /** Milliseconds since the epoch after which an OAuth access token is refused; undefined for static tokens. */
+  readonly validUntil: number | undefined;
+}
+
 /** Who a request comes from: static tokens and OAuth access tokens, both from the Authorization header. */
 export interface BearerAuth {
   /** True when auth.oauth is configured (the metadata routes exist). */
   readonly oauthEnabled: boolean;
   /** The request's principal, or throws UNAUTHORIZED / INSUFFICIENT_SCOPE with the RFC 6750 challenge. */
-  authenticate(request: BearerRequest): Promise<Principal>;
+  authenticate(request: BearerRequest): Promise<Authenticated>;
   /** The Protected Resource Metadata (RFC 9728) for requests to origin; undefined without auth.oauth. */
   metadata(origin: string): OAuthProtectedResourceMetadata | undefined;
 }
@@ -101,17 +108,18 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
         }
         throw refuse(request.origin(), 'invalid_request', description);
       }
-      if (oauth === undefined) return policy.authenticate(request.authorization);
+      if (oauth === undefined)
+        return { principal: policy.authenticate(request.authorization), validUntil: undefined };
       const authorization = request.authorization;
       if (authorization === undefined || authorization === '') {
-        if (options.allowAnonymous) return anonymous;
+        if (options.allowAnonymous) return { principal: anonymous, validUntil: undefined };
         throw refuse(request.origin());
       }
       const token = BEARER.exec(authorization)?.[1];
       if (token === undefined)
         throw refuse(request.origin(), 'invalid_token', 'malformed Authorization header');
       const configured = policy.matchToken(token);
-      if (configured !== undefined) return configured;
+      if (configured !== undefined) return { principal: configured, validUntil: undefined };
       const { failedAttempts } = options;
       // A token the verifier does not know may cost a request to the authorization server: an address that
       // keeps sending bad ones waits first (failedAttempts.ts). Known tokens, good or bad, cost nothing.
@@ -155,7 +163,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
           },
         });
       }
-      return verified.principal;
+      return { principal: verified.principal, validUntil: verified.validUntil };
     },
 
     metadata(origin) {

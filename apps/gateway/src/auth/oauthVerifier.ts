@@ -38,6 +38,8 @@ export interface VerifiedToken {
   readonly clientId: string;
   /** Seconds since the epoch. */
   readonly expiresAt: number;
+  /** Milliseconds since the epoch after which the token is refused (its expiry plus the clock skew allowed). */
+  readonly validUntil: number;
 }
 
 /** Verifies access tokens of one issuer for one audience (docs/auth.md). */
@@ -185,7 +187,13 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
           ? payload.azp
           : '';
     return {
-      verified: { principal: principalOf(payload, scopes), scopes, clientId, expiresAt },
+      verified: {
+        principal: principalOf(payload, scopes),
+        scopes,
+        clientId,
+        expiresAt,
+        validUntil: (expiresAt + CLOCK_SKEW_SECONDS) * 1000,
+      },
       until: (expiresAt + CLOCK_SKEW_SECONDS) * 1000,
     };
   };
@@ -212,7 +220,13 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     const expiresAt = answer.exp ?? Math.floor(seconds) + OPAQUE_CACHE_SECONDS;
     const clientId = typeof answer.client_id === 'string' ? answer.client_id : '';
     return {
-      verified: { principal: principalOf(answer, scopes), scopes, clientId, expiresAt },
+      verified: {
+        principal: principalOf(answer, scopes),
+        scopes,
+        clientId,
+        expiresAt,
+        validUntil: (expiresAt + CLOCK_SKEW_SECONDS) * 1000,
+      },
       until: Math.min(expiresAt + CLOCK_SKEW_SECONDS, Math.floor(seconds) + OPAQUE_CACHE_SECONDS) * 1000,
     };
   };

@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who sent the request; set by the request guard on every guarded route. */
     principal: Principal | null;
+    /** When the request's credential stops being valid (ms since the epoch): OAuth tokens only. */
+    credentialValidUntil: number | null;
   }
 }
 
@@ -75,7 +77,7 @@ export function registerGuardedRoutes(
       for (const [name, value] of CORS_ENTRIES) raw.setHeader(name, value);
     }
     if (request.method === 'OPTIONS') return;
-    const principal = await options.bearerAuth.authenticate({
+    const { principal, validUntil } = await options.bearerAuth.authenticate({
       authorization: request.headers.authorization,
       url: request.url,
       address: request.ip,
@@ -83,6 +85,7 @@ export function registerGuardedRoutes(
       origin: () => `${request.protocol}://${request.host}`,
     });
     request.principal = principal;
+    request.credentialValidUntil = validUntil ?? null;
     // Every later log line of this request (including "request completed") names the principal.
     request.log = request.log.child({ principal: principal.name });
     reply.log = request.log;
@@ -91,6 +94,7 @@ export function registerGuardedRoutes(
     await chargeRateLimit(options.rateLimiter, principal, 1 + bodyCost);
   };
   app.decorateRequest('principal', null);
+  app.decorateRequest('credentialValidUntil', null);
   void app.register(async (scope) => {
     scope.addHook('onRequest', guard);
     routes(scope);

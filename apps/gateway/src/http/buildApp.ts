@@ -27,6 +27,7 @@ import { type OperatorPageOptions, registerOperatorPage } from '../operator/oper
 import { LazyAbort } from '../tools/lazyAbort.js';
 import type { UpstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import { dropStalledReaders } from './dropStalledReaders.js';
+import { endAtCredentialExpiry } from './endAtCredentialExpiry.js';
 import { registerJsonBodyParser } from './jsonBodyParser.js';
 import { limitConnections } from './limitConnections.js';
 import { registerOAuthMetadataRoutes } from './oauthMetadataRoutes.js';
@@ -216,6 +217,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
       // Counted until the stream's response ends, however it ends (docs/limits.md, "Listen streams").
       reply.raw.once('close', listenStreams.acquire(principal));
     }
+    // A stream lives no longer than the access token that opened it.
+    const validUntil = request.credentialValidUntil;
+    if (validUntil !== null && (request.method === 'GET' || (route.era === 'modern' && route.listen)))
+      endAtCredentialExpiry(reply.raw, validUntil);
     // The SDK writes to the raw response from here on (the guard's CORS headers are already on it).
     reply.hijack();
     if (route.era === 'modern-direct') {
