@@ -33,14 +33,13 @@ export interface StatusRoutesOptions {
 async function mayReadDetails(request: FastifyRequest, deps: StatusRoutesOptions): Promise<boolean> {
   const { bearerAuth, access } = deps.readinessDetails;
   try {
-    access.authorize(
-      await bearerAuth.authenticate({
-        authorization: request.headers.authorization,
-        url: request.url,
-        address: request.ip,
-        origin: () => `${request.protocol}://${request.host}`,
-      }),
-    );
+    const { principal } = await bearerAuth.authenticate({
+      authorization: request.headers.authorization,
+      url: request.url,
+      address: request.ip,
+      origin: () => `${request.protocol}://${request.host}`,
+    });
+    access.authorize(principal);
     return true;
   } catch {
     return false;
