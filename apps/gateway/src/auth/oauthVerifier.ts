@@ -80,6 +80,9 @@ const OPAQUE_CACHE_SECONDS = 60;
 const REFUSED_CACHE_SECONDS = 30;
 // The refusal that says the authorization server could not be asked: not the token's fault, not remembered.
 const NOT_CHECKED = 'token could not be checked';
+// A token with a confirmation claim (RFC 7800: DPoP's jkt, mTLS's x5t#S256) may be used only with proof of
+// its key, which a Bearer request does not carry: accepting it as a bearer token lets whoever copied it use it.
+const BOUND_TOKEN = 'token is bound to a key (cnf); only bearer tokens are accepted';
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
 const reject = (reason: string, cause?: unknown): GatewayError =>
@@ -178,6 +181,7 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     } catch (error) {
       throw reject(reasonOf(error), error);
     }
+    if (payload.cnf !== undefined) throw reject(BOUND_TOKEN);
     const scopes = scopesOf(payload);
     const expiresAt = payload.exp ?? 0;
     const clientId =
@@ -210,6 +214,7 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     }
     const seconds = now() / 1000;
     if (!answer.active) throw reject('token not active');
+    if (answer.cnf !== undefined) throw reject(BOUND_TOKEN);
     if (answer.iss !== undefined && answer.iss !== options.issuer) throw reject('token from another issuer');
     const audiences = typeof answer.aud === 'string' ? [answer.aud] : (answer.aud ?? []);
     if (!audiences.includes(options.audience)) throw reject('token not issued for this resource');
