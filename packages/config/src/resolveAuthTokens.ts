@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { ConfigError, type ConfigIssue } from './configError.js';
 import type { SkillgateConfig } from './configSchema.js';
+import { isLoopbackHost } from './isLoopbackHost.js';
+
+/**
+ * The shortest token_env value a gateway bound beyond loopback accepts. A short token is guessed in few tries,
+ * and every log line has each token's value cut out, so a one-letter token would also show in the logs as the
+ * letters that went missing.
+ */
+export const MIN_EXPOSED_TOKEN_CHARS = 16;
 
 /** A token as the gateway checks it: only its sha256 is kept, compared in constant time. */
 export interface ResolvedToken {
@@ -11,13 +19,15 @@ export interface ResolvedToken {
 
 /**
  * Hashes each token_env variable's value and decodes each token_sha256; throws CONFIG_INVALID naming
- * every unset variable (never a value), so plain tokens are never kept.
+ * every unset variable, and on a non-loopback bind every value shorter than MIN_EXPOSED_TOKEN_CHARS (never a
+ * value), so plain tokens are never kept.
  */
 export function resolveAuthTokens(
   config: SkillgateConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): readonly ResolvedToken[] {
   const issues: ConfigIssue[] = [];
+  const exposed = !isLoopbackHost(config.server.host);
   const tokens = config.auth.tokens.map((token, i): ResolvedToken => {
     let sha256: Buffer;
     if (token.token_env !== undefined) {
@@ -26,6 +36,11 @@ export function resolveAuthTokens(
         issues.push({
           path: `auth.tokens[${i}].token_env`,
           message: `environment variable ${token.token_env} is not set (token "${token.name}")`,
+        });
+      } else if (exposed && [...value].length < MIN_EXPOSED_TOKEN_CHARS) {
+        issues.push({
+          path: `auth.tokens[${i}].token_env`,
+          message: `environment variable ${token.token_env} holds fewer than ${MIN_EXPOSED_TOKEN_CHARS} characters (token "${token.name}"); server.host ${config.server.host} is not loopback: use a long random token (openssl rand -hex 32)`,
         });
       }
       sha256 = createHash('sha256')
@@ -40,7 +55,7 @@ export function resolveAuthTokens(
   });
   if (issues.length > 0) {
     const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-    throw new ConfigError('CONFIG_INVALID', `auth tokens missing: ${summary}`, { issues });
+    throw new ConfigError('CONFIG_INVALID', `auth tokens missing or too short: ${summary}`, { issues });
   }
   return Object.freeze(tokens);
 }

@@ -53,6 +53,19 @@ describe('resolveAuthTokens', () => {
     expect(error.issues[1]?.message).toContain('TOKEN_C');
   });
 
+  it('on a non-loopback bind refuses a token shorter than 16 characters, naming the variable; loopback takes any', () => {
+    const exposed = parseConfig(
+      { server: { host: '0.0.0.0' }, auth: { tokens: [{ name: 'a', token_env: 'TOKEN_A' }] } },
+      { baseDir: '/' },
+    );
+    const error = thrown(() => resolveAuthTokens(exposed, { TOKEN_A: 'short-secret' }));
+    expect(error.issues.map((i) => i.path)).toEqual(['auth.tokens[0].token_env']);
+    expect(error.issues[0]?.message).toContain('TOKEN_A');
+    expect(error.message).not.toContain('short-secret');
+    expect(resolveAuthTokens(exposed, { TOKEN_A: 'x'.repeat(16) })).toHaveLength(1);
+    expect(resolveAuthTokens(config, { TOKEN_A: 'a', TOKEN_C: 'c' })).toHaveLength(3);
+  });
+
   it('does not echo the value of a variable that is set', () => {
     const error = thrown(() => resolveAuthTokens(config, { TOKEN_A: 'secret-a' }));
     expect(error.message).not.toContain('secret-a');
