@@ -8,7 +8,7 @@ import { isLoopbackHost } from './isLoopbackHost.js';
  * and every log line has each token's value cut out, so a one-letter token would also show in the logs as the
  * letters that went missing.
  */
-export const MIN_EXPOSED_TOKEN_CHARS = 16;
+const MIN_EXPOSED_TOKEN_CHARS = 16;
 
 /** A token as the gateway checks it: only its sha256 is kept, compared in constant time. */
 export interface ResolvedToken {
