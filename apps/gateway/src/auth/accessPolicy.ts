@@ -15,7 +15,15 @@ export interface Principal {
   readonly name: string;
   /** Glob patterns of the skills this principal may see and use. */
   readonly skills: readonly string[];
+  /**
+   * Who rate limits and per-caller caps count this principal as, when not `id` (budgetIdOf): an OAuth subject
+   * has one budget whatever grants its tokens carry, though each grant set has its own `id`.
+   */
+  readonly budgetId?: string;
 }
+
+/** The key of the principal's rate-limit bucket and per-caller caps (listen streams, script and upstream slots). */
+export const budgetIdOf = (principal: Principal): string => principal.budgetId ?? principal.id;
 
 /** A configured token, stored only as its sha256. */
 export interface TokenEntry {

@@ -165,7 +165,9 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     // Issuer and grant set are part of the id: no static token (`token:`) or other issuer shares it, and a
     // token of the same subject with other grants never finds the sessions or cached views of this one.
     const id = `oauth:${issuerHash}:${shortHash(skills.join('\n'), 12)}:${name}`;
-    return Object.freeze({ id, name, skills });
+    // Budgets follow the subject, not the grant set: a client asking for tokens with other scope subsets must
+    // not get a new rate-limit bucket (and new stream and slot caps) with each.
+    return Object.freeze({ id, name, skills, budgetId: `oauth:${issuerHash}:${name}` });
   };
 
   const verifyJwt = async (token: string): Promise<{ verified: VerifiedToken; until: number }> => {

@@ -1,7 +1,7 @@
 import type { RateLimiter } from '@skillgate/state';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gatewayError.js';
-import type { Principal } from './accessPolicy.js';
+import { budgetIdOf, type Principal } from './accessPolicy.js';
 import type { BearerAuth } from './bearerAuth.js';
 import type { OriginPolicy } from './originPolicy.js';
 
@@ -42,7 +42,7 @@ export async function chargeRateLimit(
   principal: Principal,
   cost = 1,
 ): Promise<void> {
-  const retryAfter = await rateLimiter.take(principal.id, cost);
+  const retryAfter = await rateLimiter.take(budgetIdOf(principal), cost);
   if (retryAfter > 0) {
     throw new GatewayError('RATE_LIMITED', `Rate limit exceeded for ${principal.name}`, {
       headers: { 'Retry-After': String(retryAfter) },

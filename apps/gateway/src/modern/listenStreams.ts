@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/accessPolicy.js';
+import { budgetIdOf, type Principal } from '../auth/accessPolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 
 /** Options of createListenStreams (server.max_listen_streams, server.max_listen_streams_per_principal). */
@@ -27,7 +27,8 @@ export function createListenStreams(options: ListenStreamsOptions): ListenStream
   let total = 0;
   return {
     acquire(principal) {
-      const held = open.get(principal.id) ?? 0;
+      const budget = budgetIdOf(principal);
+      const held = open.get(budget) ?? 0;
       if (held >= options.maxPerPrincipal) {
         throw new GatewayError(
           'RATE_LIMITED',
@@ -42,16 +43,16 @@ export function createListenStreams(options: ListenStreamsOptions): ListenStream
           { headers: { 'Retry-After': '30' } },
         );
       }
-      open.set(principal.id, held + 1);
+      open.set(budget, held + 1);
       total += 1;
       let released = false;
       return () => {
         if (released) return;
         released = true;
         total -= 1;
-        const left = (open.get(principal.id) ?? 1) - 1;
-        if (left === 0) open.delete(principal.id);
-        else open.set(principal.id, left);
+        const left = (open.get(budget) ?? 1) - 1;
+        if (left === 0) open.delete(budget);
+        else open.set(budget, left);
       };
     },
     get size() {

@@ -9,6 +9,7 @@ import {
   SkillsError,
 } from '@skillgate/skills';
 import { type JobStatus, StateError } from '@skillgate/state';
+import { budgetIdOf } from '../auth/accessPolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { Call } from './callTypes.js';
@@ -33,7 +34,7 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<R
     stdin: input.stdin,
     timeoutSeconds: input.timeout,
     tailLines: input.tail,
-    principal: call.audience.principal.id,
+    principal: budgetIdOf(call.audience.principal),
     signal: call.extras.signal,
     ...(call.extras.reportProgress === undefined ? {} : { onProgress: call.extras.reportProgress }),
   };

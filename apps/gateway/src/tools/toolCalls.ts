@@ -11,6 +11,7 @@ import {
   type ToolTarget,
 } from '@skillgate/skills';
 import type { UsageEvent } from '@skillgate/state';
+import { budgetIdOf } from '../auth/accessPolicy.js';
 import { createOwnedMemo } from '../core/catalogMemo.js';
 import { renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
@@ -227,7 +228,7 @@ async function upstreamCall(
     skill,
     call: target,
     args,
-    principal: call.audience.principal.id,
+    principal: budgetIdOf(call.audience.principal),
     signal: call.extras.signal,
     ...(call.extras.forwardProgress === undefined ? {} : { onProgress: call.extras.forwardProgress }),
     ...(call.parts.tracing === undefined ? {} : { tracing: call.parts.tracing }),
