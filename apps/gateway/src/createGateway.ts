@@ -338,7 +338,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
   const metricsApp =
     metricsPort === undefined
       ? undefined
-      : buildMetricsApp({ log, metrics, catalogs, runner, sessions: live });
+      : buildMetricsApp({ log, metrics, catalogs, runner, sessions: live, originPolicy });
 
   // The first attempts' outcomes reach the catalog through followCatalogChanges too; this reload only lets
   // a caller (a test, a supervisor) wait for them.

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { freePort } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,5 +64,51 @@ describe('/readyz with auth configured', () => {
     const body = JSON.parse(text) as { upstreams: Array<{ id: string }>; missing_roots: string[] };
     expect(body.upstreams.map((u) => u.id)).toEqual(['billing-internal']);
     expect(body.missing_roots.join()).toContain('internal-team-skills-missing');
+  });
+});
+
+// DNS rebinding: a web page the developer opens points its own name at 127.0.0.1 and reads the tokenless local
+// gateway with its own Host header. /mcp and the operator page refuse that Host; /readyz's names (paths of
+// missing roots) and /metrics (skill and upstream names) used to answer it.
+/** GET with a Host header of the caller's choosing (fetch cannot set one): status and body. */
+function getWithHost(url: string, host: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe.each([
+  ['on the MCP port', false],
+  ['on observability.metrics_port', true],
+])('a tokenless loopback gateway, metrics %s', (_where, ownPort) => {
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      skills: { roots: [EXAMPLES_ROOT, MISSING_ROOT], allow_missing_roots: true },
+      ...(ownPort ? { observability: { metrics_port: 0 } } : {}),
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('a page that rebinds its name (Host: attacker.example) reads neither /readyz names nor /metrics', async () => {
+    const ready = await getWithHost(`${gw.base}/readyz`, 'attacker.example');
+    expect(ready.status).toBe(200);
+    expect(ready.text).not.toContain('internal-team-skills-missing');
+    const metricsBase = gw.metricsBase ?? gw.base;
+    const metrics = await getWithHost(`${metricsBase}/metrics`, 'attacker.example');
+    expect(metrics.status).toBe(403);
+    expect(metrics.text).not.toContain('skillgate_');
+    // The gateway's own address still gets everything.
+    expect(await (await fetch(`${gw.base}/readyz`)).text()).toContain('internal-team-skills-missing');
+    expect((await fetch(`${metricsBase}/metrics`)).status).toBe(200);
   });
 });

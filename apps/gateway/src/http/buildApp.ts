@@ -163,9 +163,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   registerStatusRoutes(app, {
     ...options,
+    originPolicy: options.guard.originPolicy,
     readinessDetails: { bearerAuth: options.guard.bearerAuth, access: options.readinessAccess },
   });
-  if (settings.metricsPort === undefined) registerMetricsRoute(app, options);
+  if (settings.metricsPort === undefined) {
+    registerMetricsRoute(app, { ...options, originPolicy: options.guard.originPolicy });
+  }
   const path = settings.path;
   registerOAuthMetadataRoutes(app, options.bearerAuth, path);
 

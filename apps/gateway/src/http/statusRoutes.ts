@@ -2,6 +2,7 @@ import type { ScriptRunner } from '@skillgate/runner';
 import type { SourceReadiness } from '@skillgate/sources';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BearerAuth } from '../auth/bearerAuth.js';
+import type { OriginPolicy } from '../auth/originPolicy.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -24,6 +25,11 @@ export interface StatusRoutesOptions {
     readonly bearerAuth: Pick<BearerAuth, 'authenticate'>;
     readonly access: OperatorAccess;
   };
+  /**
+   * The endpoint's Host/Origin check (DNS rebinding): a web page that points its own name at a loopback gateway
+   * reads neither /readyz's names nor /metrics. Probes and scrapers send the address they reach.
+   */
+  readonly originPolicy: OriginPolicy;
 }
 
 /**
@@ -33,6 +39,7 @@ export interface StatusRoutesOptions {
 async function mayReadDetails(request: FastifyRequest, deps: StatusRoutesOptions): Promise<boolean> {
   const { bearerAuth, access } = deps.readinessDetails;
   try {
+    deps.originPolicy.check(request.headers.origin, request.headers.host);
     const { principal } = await bearerAuth.authenticate({
       authorization: request.headers.authorization,
       url: request.url,
@@ -74,12 +81,21 @@ export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOpt
 }
 
 /** The figures `/metrics` reports on. */
-export type MetricsRouteOptions = Pick<StatusRoutesOptions, 'metrics' | 'catalogs' | 'runner' | 'sessions'>;
+export type MetricsRouteOptions = Pick<
+  StatusRoutesOptions,
+  'metrics' | 'catalogs' | 'runner' | 'sessions' | 'originPolicy'
+>;
 
 /** `/metrics` (Prometheus text), on the main app or on the metrics port's own (metricsApp.ts). */
 export function registerMetricsRoute(app: FastifyInstance, deps: MetricsRouteOptions): void {
   const { metrics, sessions } = deps;
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', async (request, reply) => {
+    try {
+      deps.originPolicy.check(request.headers.origin, request.headers.host);
+    } catch {
+      // The series name skills and upstreams: not for a page that rebound its name to this address.
+      return reply.code(403).send({ error: 'Host or Origin not allowed' });
+    }
     const text = await metrics.render({
       skillgate_sessions_open: sessions.size,
       skillgate_scripts_running: deps.runner.active,
