@@ -52,7 +52,10 @@ interface Container {
   readonly readinessProbe: HttpProbe;
   readonly lifecycle: { readonly preStop: { readonly exec: { readonly command: readonly string[] } } };
   readonly resources: { readonly limits: { readonly memory: string } };
-  readonly securityContext: Record<string, unknown> & { readonly capabilities: { readonly drop: string[] } };
+  readonly securityContext: Record<string, unknown> & {
+    readonly capabilities: { readonly drop: string[] };
+    readonly seccompProfile?: { readonly type: string };
+  };
   readonly volumeMounts: readonly {
     readonly name: string;
     readonly mountPath: string;
@@ -274,7 +277,15 @@ describe.each(Object.entries(VARIANTS))('deploy/kubernetes %s', (variant, dir) =
     // /proc (refused under a masked /proc, and Unmasked is allowed only with the pod's own user namespace).
     expect(v.pod.hostUsers).toBe(false);
     expect(v.container.securityContext.procMount).toBe('Unmasked');
-    expect(['Unconfined', 'Localhost']).toContain(v.pod.securityContext.seccompProfile.type);
+    expect(['Unconfined', 'Localhost']).toContain(v.container.securityContext.seccompProfile?.type);
+  });
+
+  it('loosens seccomp and AppArmor on the gateway container only: the pod default (any sidecar) stays RuntimeDefault', () => {
+    expect(v.pod.securityContext.seccompProfile.type).toBe('RuntimeDefault');
+    expect(v.pod.securityContext.appArmorProfile).toBeUndefined();
+    for (const container of v.pod.containers.filter((c) => c.name !== 'gateway')) {
+      expect(container.securityContext.seccompProfile, container.name).toBeUndefined();
+    }
   });
 
   if (variant === 'redis') {
