@@ -37,6 +37,18 @@ describe('compose.yaml', () => {
   });
 });
 
+describe('the Docker build context', () => {
+  it('leaves out .env, where the README and compose.yaml put SKILLGATE_TOKEN (COPY . . would keep it in a layer)', () => {
+    const patterns = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    // Docker matches each pattern against the whole path from the context root; `**/` also matches at the root.
+    expect(patterns).toEqual(expect.arrayContaining(['**/.env', '**/.env.*']));
+    expect(patterns.filter((p) => p.startsWith('!'))).toEqual([]);
+  });
+});
+
 describe.each([
   ['configs/docker.yaml', 'the image'],
   ['configs/skillgate-redis.yaml', 'compose'],
