@@ -3,8 +3,8 @@
 # Run:   docker run -p 3000:3000 -e SKILLGATE_TOKEN=... -v $PWD/my-skills:/skills:ro \
 #          --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
 #          --security-opt systempaths=unconfined skillgate
-#        (the three --security-opt let bubblewrap sandbox scripts; without them they run unsandboxed,
-#        with a warning: docs/sandbox.md)
+#        (the three --security-opt let bubblewrap sandbox scripts; the image's config says
+#        scripts.sandbox: bwrap, so without them it stops at start with the reason: docs/sandbox.md)
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /src

@@ -11,6 +11,7 @@ import { EXAMPLES_ROOT, REPO_ROOT, startTestGateway } from '../helpers/testGatew
 
 interface ComposeService {
   readonly networks?: readonly string[];
+  readonly security_opt?: readonly string[];
   readonly ports?: readonly string[];
 }
 
@@ -37,6 +38,15 @@ describe('compose.yaml', () => {
   });
 });
 
+it("compose's gateways get what bubblewrap needs, which their config requires", () => {
+  const compose = readYaml('compose.yaml') as { services: Record<string, ComposeService> };
+  for (const name of ['gateway-1', 'gateway-2']) {
+    expect(compose.services[name]?.security_opt, name).toEqual(
+      expect.arrayContaining(['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']),
+    );
+  }
+});
+
 describe('the Docker build context', () => {
   it('leaves out .env, where the README and compose.yaml put SKILLGATE_TOKEN (COPY . . would keep it in a layer)', () => {
     const patterns = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8')
@@ -58,6 +68,11 @@ describe.each([
     expect(config.server.host).toBe('0.0.0.0');
     expect(config.observability.metrics_port).toBeGreaterThan(0);
     expect(config.observability.metrics_port).not.toBe(config.server.port);
+  });
+
+  it('never runs skill scripts unsandboxed next to the token: scripts.sandbox is bwrap, not auto', () => {
+    const config = parseConfig(readYaml(file), { baseDir: REPO_ROOT });
+    expect(config.scripts.sandbox).toBe('bwrap');
   });
 });
 
