@@ -178,6 +178,12 @@ describe.each(Object.entries(VARIANTS))('deploy/kubernetes %s', (variant, dir) =
     ]);
   });
 
+  it('the admin token opens the operator page only: it may use no skill, so a leaked one runs no script', () => {
+    const admins = v.config.auth.tokens.filter((t) => t.admin);
+    expect(admins.length).toBeGreaterThan(0);
+    for (const token of admins) expect(token.skills, token.name).toEqual([]);
+  });
+
   it('selectors match the pods: Deployment, Service, NetworkPolicy (and HPA and PDB with Redis)', () => {
     expect(selects(v.deployment.spec.selector.matchLabels, gatewayLabels)).toBe(true);
     const policy = one<Policy>(v.objects, 'NetworkPolicy', 'skillgate');
