@@ -62,6 +62,7 @@ describe('the Docker build context', () => {
 describe.each([
   ['configs/docker.yaml', 'the image'],
   ['configs/skillgate-redis.yaml', 'compose'],
+  ['configs/multi-agent.yaml', 'several agents on one host'],
 ])('%s (%s)', (file) => {
   it('binding beyond loopback, puts /metrics (skill and upstream names) on its own port, not on the published MCP port', () => {
     const config = parseConfig(readYaml(file), { baseDir: REPO_ROOT });
