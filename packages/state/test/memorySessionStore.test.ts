@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '@skillgate/testkit';
 import { describe, expect, it } from 'vitest';
 import { createMemorySessionStore, type SessionRecord } from '../src/index.js';
@@ -116,13 +115,17 @@ describe('createMemorySessionStore', () => {
   });
 
   it('keeps a session alive while it is used', async () => {
-    // Used every 300 ms for 1.8 TTLs: only a refresh on use keeps it; 700 ms of slack for a loaded machine.
-    const store = createMemorySessionStore({ ...options, ttlMs: 1000 });
+    // On a clock the test moves: used every 0.6 TTL for 3.6 TTLs, only a refresh on use keeps it.
+    let now = 0;
+    const store = createMemorySessionStore({ ...options, ttlMs: 1000, now: () => now });
     await store.create(record('busy'));
     for (let i = 0; i < 6; i++) {
-      await sleep(300);
+      now += 600;
       expect(await store.get('busy')).toBeDefined();
     }
+    // And unused for longer than the TTL, it is gone.
+    now += 1001;
+    expect(await store.get('busy')).toBeUndefined();
     await store.close();
   });
 

@@ -26,6 +26,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
   const unlocks = createIdleMap<string, Set<string>>({
     ttlMs: options.ttlMs + unlockRefreshMs,
     refreshAfterMs: unlockRefreshMs,
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   let closed = false;
 
@@ -39,6 +40,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
 
   const sessions = createIdleMap<string, SessionRecord>({
     ttlMs: options.ttlMs,
+    ...(options.now === undefined ? {} : { now: options.now }),
     onExpire: (_id, record) => {
       release(record);
       options.onExpire?.(record);

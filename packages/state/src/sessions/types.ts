@@ -56,6 +56,8 @@ export interface MemorySessionStoreOptions {
   readonly maxPerPrincipal: number;
   /** Called once for every session that expires (not for delete()); the store no longer holds it then. */
   readonly onExpire?: (record: SessionRecord) => void;
+  /** The clock idle times are read from (ms); default Date.now. */
+  readonly now?: () => number;
 }
 
 /**
