@@ -14,6 +14,7 @@ import { createOAuthResource } from './compose/createOAuthResource.js';
 import { followCatalogChanges } from './compose/followCatalogChanges.js';
 import { type GatewaySettings, gatewaySettings } from './compose/gatewaySettings.js';
 import { operatorPageOptions } from './compose/operatorPageOptions.js';
+import { adminAccessOf } from './compose/operatorSettings.js';
 import { sourceTokens } from './compose/sourcesOptions.js';
 import { startScripts } from './compose/startScripts.js';
 import { startSharedState } from './compose/startSharedState.js';
@@ -312,10 +313,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     upstreams: () => upstreamReadiness(upstreams),
     sources: () => sources.readiness(),
     // /readyz names upstreams, sources and missing roots only to whoever may open the operator page.
-    readinessAccess: createOperatorAccess({
-      adminTokens: settings.auth.tokens.filter((t) => t.admin).map((t) => t.name),
-      anonymousOpen: settings.auth.tokens.length === 0 && settings.auth.oauth === undefined,
-    }),
+    readinessAccess: createOperatorAccess(adminAccessOf(config.auth)),
     operator: operatorPageOptions({
       settings: settings.operator,
       config,

@@ -1,6 +1,7 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import type { Disclosure } from '@skillgate/skills';
 import type { PrincipalDirectoryOptions } from '../auth/principalDirectory.js';
+import type { OperatorAccessOptions } from '../operator/operatorAccess.js';
 
 /** What the operator page needs of the config (docs/operator.md). */
 export interface OperatorSettings {
@@ -17,6 +18,17 @@ export interface OperatorSettings {
 }
 
 /**
+ * Who counts as an admin: whoever may open the operator page and read /readyz's details (docs/operator.md,
+ * "Access"; docs/decisions.md).
+ */
+export function adminAccessOf(auth: SkillgateConfig['auth']): OperatorAccessOptions {
+  return {
+    adminTokens: auth.tokens.filter((t) => t.admin).map((t) => t.name),
+    anonymousOpen: auth.tokens.length === 0 && auth.oauth === undefined,
+  };
+}
+
+/**
  * The operator page's settings, or undefined when the MCP endpoint itself is served at `/` (it owns `GET /`
  * then).
  */
@@ -24,8 +36,7 @@ export function operatorSettings(config: SkillgateConfig): OperatorSettings | un
   if (config.server.path === '/') return undefined;
   const { auth, skills } = config;
   return {
-    adminTokens: auth.tokens.filter((t) => t.admin).map((t) => t.name),
-    anonymousOpen: auth.tokens.length === 0 && auth.oauth === undefined,
+    ...adminAccessOf(auth),
     principals: { tokens: auth.tokens, anonymousSkills: auth.anonymous_skills },
     sessionDisclosure: skills.disclosure,
     modernDisclosure: skills.modern_disclosure,
