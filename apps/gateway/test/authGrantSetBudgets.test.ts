@@ -2,7 +2,7 @@ import { parseConfig } from '@skillgate/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../src/index.js';
 import { type ProviderClient, startTestProvider, type TestProvider } from './helpers/oidcProvider.js';
-import { post } from './helpers/rawHttp.js';
+import { modernToolsList } from './helpers/rawHttp.js';
 import { EXAMPLES_ROOT, PROBE_ROOT, REPO_ROOT } from './helpers/testGateway.js';
 
 // An OAuth principal's id carries its grant set (so each set has its own sessions and views), and budgets
@@ -52,17 +52,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const list = (token: string) =>
-  post(
-    url,
-    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } },
-    { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
-  );
+const list = (token: string) => modernToolsList(url, token);
 
 describe('rate-limit budget per OAuth subject', () => {
   it('a client rotating tokens with different scope subsets shares one rate-limit bucket', async () => {

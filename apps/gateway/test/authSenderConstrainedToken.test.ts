@@ -1,68 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { parseConfig } from '@skillgate/config';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../src/index.js';
-import { type ProviderClient, startTestProvider, type TestProvider } from './helpers/oidcProvider.js';
-import { post } from './helpers/rawHttp.js';
-import { EXAMPLES_ROOT, REPO_ROOT } from './helpers/testGateway.js';
+import { type IntrospectingGateway, startIntrospectingGateway } from './helpers/introspectingGateway.js';
+import type { ProviderClient, TestProvider } from './helpers/oidcProvider.js';
+import { modernToolsList } from './helpers/rawHttp.js';
 
 // A DPoP-bound access token (RFC 9449) names its key in `cnf.jkt`: it may be used only with a proof signed
 // by that key. The gateway takes Bearer tokens only, so it used to accept such a token without any proof:
 // whoever copied it (a log, a proxy) could use it as if it were a bearer token.
 const AUDIENCE = 'https://bound.example.test/mcp';
-const SECRET = 'bound-test-client-secret-0123456789';
-const AGENT: ProviderClient = { id: 'bound-agent', secret: SECRET, scopes: ['mcp'], opaque: true };
-const GATEWAY_CLIENT: ProviderClient = { id: 'gateway', secret: SECRET, scopes: ['mcp'] };
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
+const AGENT: ProviderClient = {
+  id: 'bound-agent',
+  secret: 'bound-agent-secret-0123456789',
+  scopes: ['mcp'],
+  opaque: true,
 };
 
+let relay: IntrospectingGateway;
 let idp: TestProvider;
-let gateway: Gateway;
-let url: URL;
 beforeAll(async () => {
-  idp = await startTestProvider([AGENT, GATEWAY_CLIENT]);
-  const config = parseConfig(
-    {
-      server: { public_url: 'http://127.0.0.1:1' },
-      skills: { roots: [EXAMPLES_ROOT] },
-      auth: {
-        oauth: {
-          issuer: idp.issuer,
-          audience: AUDIENCE,
-          required_scopes: ['mcp'],
-          principal_claim: 'client_id',
-          introspection: {
-            endpoint: `${idp.issuer}/token/introspection`,
-            client_id_env: 'BOUND_CLIENT_ID',
-            client_secret_env: 'BOUND_CLIENT_SECRET',
-          },
-        },
-      },
-      rate_limit: { requests_per_second: 0 },
-    },
-    { baseDir: REPO_ROOT },
-  );
-  gateway = await createGateway(config, {
-    env: { ...process.env, BOUND_CLIENT_ID: GATEWAY_CLIENT.id, BOUND_CLIENT_SECRET: SECRET },
-  });
-  const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  url = new URL('/mcp', base);
+  relay = await startIntrospectingGateway({ agents: [AGENT], audience: AUDIENCE });
+  idp = relay.idp;
 });
 afterAll(async () => {
-  await gateway?.close();
-  await idp?.close();
+  await relay?.close();
 });
 
-const list = (token: string) =>
-  post(
-    url,
-    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } },
-    { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
-  );
+const list = (token: string) => modernToolsList(relay.url, token);
 const claims = (sub: string) => ({
   iss: idp.issuer,
   aud: AUDIENCE,
@@ -83,7 +47,7 @@ async function dpopBoundToken(): Promise<string> {
   const response = await fetch(tokenUrl, {
     method: 'POST',
     headers: {
-      authorization: `Basic ${Buffer.from(`${AGENT.id}:${SECRET}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${AGENT.id}:${AGENT.secret}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
       dpop: proof,
     },

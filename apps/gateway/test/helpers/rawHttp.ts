@@ -42,3 +42,35 @@ export async function openSession(url: URL, headers: Record<string, string> = {}
   await done.text();
   return id;
 }
+
+/**
+ * A 2026-07-28 tools/list as a client without a session sends it, with `token` as its bearer token and any
+ * further headers (an X-Forwarded-For, say).
+ */
+export function modernToolsList(
+  url: URL,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return post(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw-http', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    },
+    {
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+      ...headers,
+    },
+  );
+}
