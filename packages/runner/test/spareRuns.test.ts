@@ -112,11 +112,15 @@ describe.each([
       }
     })();
     try {
-      // The scan is real: a value the caller does put in an argv (an argument) is seen.
+      // The scan is real: a value the caller does put in an argv (an argument of a run that waits until it is
+      // seen) is seen.
       await spareUp();
-      const control = await created.run(request('args.py', { args: [secret] }));
-      expect(control.exit_code).toBe(0);
-      expect(seenIn.argv).toBeGreaterThan(0);
+      const stop = new AbortController();
+      const control = created.run(request('wait.sh', { args: [secret], signal: stop.signal }));
+      await waitFor(() => seenIn.argv > 0, { what: "the control run's argument in an argv" });
+      stop.abort();
+      await control.catch(() => undefined);
+      await waitFor(() => withInArgv(secret) === 0, { what: 'the control run gone' });
       seenIn.argv = 0;
       for (let run = 0; run < 20; run++) {
         await spareUp();
