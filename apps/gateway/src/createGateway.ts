@@ -313,7 +313,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     upstreams: () => upstreamReadiness(upstreams),
     sources: () => sources.readiness(),
     // /readyz names upstreams, sources and missing roots only to whoever may open the operator page.
-    readinessAccess: createOperatorAccess(adminAccessOf(config.auth)),
+    readinessAccess: createOperatorAccess(adminAccessOf(settings.auth)),
     operator: operatorPageOptions({
       settings: settings.operator,
       config,

@@ -21,7 +21,10 @@ export interface OperatorSettings {
  * Who counts as an admin: whoever may open the operator page and read /readyz's details (docs/operator.md,
  * "Access"; docs/decisions.md).
  */
-export function adminAccessOf(auth: SkillgateConfig['auth']): OperatorAccessOptions {
+export function adminAccessOf(auth: {
+  readonly tokens: readonly { readonly name: string; readonly admin: boolean }[];
+  readonly oauth?: unknown;
+}): OperatorAccessOptions {
   return {
     adminTokens: auth.tokens.filter((t) => t.admin).map((t) => t.name),
     anonymousOpen: auth.tokens.length === 0 && auth.oauth === undefined,
