@@ -3,13 +3,12 @@ import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../src/index.js';
 import { startTestProvider, type TestProvider } from './helpers/oidcProvider.js';
-import { openSession, post } from './helpers/rawHttp.js';
+import { modernPost, openSession } from './helpers/rawHttp.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from './helpers/testGateway.js';
 
 // Every request re-checks its token, but a stream is one request: a GET stream or a subscriptions/listen
 // stream opened with an access token kept receiving notifications for as long as the client held it open,
 // long after the token expired.
-const MODERN = '2026-07-28';
 // The gateway accepts a token up to 60 s past its exp (clock skew): exp 56 s ago leaves it about 4 s.
 const LEFT_SECONDS = 4;
 
@@ -86,27 +85,11 @@ describe('streams end when the access token that opened them expires', () => {
 
   it('a subscriptions/listen stream opened with a token that then expires is closed', async () => {
     const token = await shortLivedToken();
-    const stream = await post(
-      url,
-      {
-        jsonrpc: '2.0',
-        id: 'l',
-        method: 'subscriptions/listen',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-          notifications: { toolsListChanged: true },
-        },
-      },
-      {
-        authorization: `Bearer ${token}`,
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'subscriptions/listen',
-      },
-    );
+    const stream = await modernPost(url, {
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true } },
+      token: token,
+    });
     expect(stream.status).toBe(200);
     const watch = watchEnd(stream);
     try {

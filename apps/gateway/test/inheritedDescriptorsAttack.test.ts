@@ -1,10 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOSTILE_PROCESS_UPSTREAM, waitFor } from '@skillgate/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { childrenNamed } from './helpers/processTree.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import { connectClient, textOf } from './helpers/testGateway.js';
 
@@ -109,24 +110,11 @@ describe.each(['off', 'bwrap'] as const)('descriptors the gateway inherited (san
     }
     // The gateway itself keeps what it was handed; its watchdog, which may outlive it, does not.
     expect(readlinkSync(`/proc/${pid}/fd/${LOG_FD}`)).toBe(logPath);
-    const watchdogs = childrenWithArgv(pid, 'skillgate-watchdog');
+    const watchdogs = childrenNamed(pid, 'skillgate-watchdog');
     expect(watchdogs.length).toBeGreaterThan(0);
     for (const watchdog of watchdogs) expect(descriptorTargets(watchdog)).not.toContain(logPath);
   }, 90_000);
 });
-
-/** Pids of `parent`'s children whose argv holds `word`. */
-function childrenWithArgv(parent: number, word: string): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parent) return [];
-      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(word) ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
 
 /** What each open descriptor of a process points at. */
 function descriptorTargets(pid: number): string[] {

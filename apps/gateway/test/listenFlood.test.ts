@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post } from './helpers/rawHttp.js';
+import { modernPost } from './helpers/rawHttp.js';
 import { startTestGateway, type TestGateway } from './helpers/testGateway.js';
 import { connectV2, type V2TestClient } from './helpers/v2Client.js';
 
@@ -13,7 +13,6 @@ import { connectV2, type V2TestClient } from './helpers/v2Client.js';
 const TOKEN_A = 'listen-a-0123456789abcdef';
 const TOKEN_B = 'listen-b-0123456789abcdef';
 const PER_PRINCIPAL = 16;
-const MODERN = '2026-07-28';
 
 let dir: string;
 let gw: TestGateway;
@@ -56,27 +55,11 @@ describe('a flood of subscriptions/listen streams from one principal', () => {
     await expect(a.client.listen({ toolsListChanged: true })).rejects.toThrow();
     expect(a.statuses).toContain(429);
 
-    const raw = await post(
-      gw.url,
-      {
-        jsonrpc: '2.0',
-        id: 'l',
-        method: 'subscriptions/listen',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-          notifications: { toolsListChanged: true },
-        },
-      },
-      {
-        authorization: `Bearer ${TOKEN_A}`,
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'subscriptions/listen',
-      },
-    );
+    const raw = await modernPost(gw.url, {
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true } },
+      token: TOKEN_A,
+    });
     expect(raw.status).toBe(429);
     expect(raw.headers.get('retry-after')).toBe('30');
     expect(await raw.json()).toMatchObject({ error: { data: { reason: 'RATE_LIMITED' } } });

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive, waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childrenNamed } from './helpers/processTree.js';
 import { serveProcess } from './helpers/serveProcess.js';
 import { REPO_ROOT } from './helpers/testGateway.js';
 
@@ -23,19 +23,6 @@ afterAll(async () => {
   for (const proc of processes.splice(0)) proc.kill('SIGKILL');
   await rm(work, { recursive: true, force: true });
 });
-
-/** Children of `parent` whose argv holds `word` (the spare: the run wrapper's name; the watchdog's). */
-function childrenNamed(parent: number, word: string): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parent) return [];
-      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(word) ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
 
 async function serveWithSpare(sandbox: string): Promise<{ proc: ChildProcess; spare: number }> {
   const config = join(work, `${sandbox}-${processes.length}.yaml`);

@@ -43,22 +43,27 @@ export async function openSession(url: URL, headers: Record<string, string> = {}
   return id;
 }
 
-/**
- * A 2026-07-28 tools/list as a client without a session sends it, with `token` as its bearer token and any
- * further headers (an X-Forwarded-For, say).
- */
-export function modernToolsList(
-  url: URL,
-  token: string,
-  headers: Record<string, string> = {},
-): Promise<Response> {
+/** What modernPost sends: a 2026-07-28 request as a client without a session sends it. */
+export interface ModernPost {
+  readonly method: string;
+  /** Its params besides the per-request `_meta`. */
+  readonly params?: Record<string, unknown>;
+  /** The bearer token. */
+  readonly token: string;
+  /** Further headers (an X-Forwarded-For, say). */
+  readonly headers?: Record<string, string>;
+}
+
+/** POSTs one 2026-07-28 request: the revision's headers and per-request `_meta`, a bearer token. */
+export function modernPost(url: URL, request: ModernPost): Promise<Response> {
   return post(
     url,
     {
       jsonrpc: '2.0',
       id: 1,
-      method: 'tools/list',
+      method: request.method,
       params: {
+        ...request.params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientInfo': { name: 'raw-http', version: '1' },
@@ -67,10 +72,19 @@ export function modernToolsList(
       },
     },
     {
-      authorization: `Bearer ${token}`,
+      authorization: `Bearer ${request.token}`,
       'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-      ...headers,
+      'mcp-method': request.method,
+      ...request.headers,
     },
   );
+}
+
+/** A 2026-07-28 tools/list with `token` as its bearer token and any further headers. */
+export function modernToolsList(
+  url: URL,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return modernPost(url, { method: 'tools/list', token, headers });
 }
