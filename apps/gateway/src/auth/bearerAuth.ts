@@ -121,12 +121,16 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       const configured = policy.matchToken(token);
       if (configured !== undefined) return { principal: configured, validUntil: undefined };
       const { failedAttempts } = options;
-      // A token the verifier does not know may cost a request to the authorization server: an address that
-      // keeps sending bad ones waits first (failedAttempts.ts). Known tokens, good or bad, cost nothing.
-      // Checks under way count too, so a burst of new tokens sent at once is bounded like a sequence.
-      const counted = !oauth.verifier.isKnown(token);
-      if (counted) {
-        const wait = failedAttempts.retryAfter(request.address);
+      const { address } = request;
+      // Only a check that asks the authorization server (introspecting a new opaque token, fetching the keys
+      // for an unknown kid) spends the address's budget (failedAttempts.ts): a JWT that verifies against the
+      // cached keys costs the server nothing and is answered on its merits, so one client sending garbage
+      // from a shared NAT does not lock out the others. Checks under way count too, so a burst of new tokens
+      // sent at once is bounded like a sequence.
+      let counted = false;
+      const beforeServerCall = (): void => {
+        if (counted) return;
+        const wait = failedAttempts.retryAfter(address);
         if (wait > 0) {
           throw new GatewayError(
             'RATE_LIMITED',
@@ -136,18 +140,20 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
             },
           );
         }
-        failedAttempts.begin(request.address);
-      }
+        failedAttempts.begin(address);
+        counted = true;
+      };
       let verified: Awaited<ReturnType<OAuthVerifier['verify']>>;
       try {
-        verified = await oauth.verifier.verify(token);
+        verified = await oauth.verifier.verify(token, beforeServerCall);
       } catch (error) {
-        failedAttempts.record(request.address);
+        if (error instanceof GatewayError && error.code === 'RATE_LIMITED') throw error;
+        if (counted) failedAttempts.record(address);
         // Whatever went wrong (a bad token, an unreachable issuer), the answer is a 401, never a 5xx.
         const description = error instanceof GatewayError ? error.message : 'token could not be verified';
         throw refuse(request.origin(), 'invalid_token', description);
       } finally {
-        if (counted) failedAttempts.end(request.address);
+        if (counted) failedAttempts.end(address);
       }
       const missing = oauth.requiredScopes.filter((scope) => !verified.scopes.includes(scope));
       if (missing.length > 0) {

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 
 /** Options of createFailedAttempts (auth.oauth.failed_attempts_per_minute). */
 export interface FailedAttemptsOptions {
-  /** Failed token checks one client address may cause per minute before new tokens wait. */
+  /** Failed server-asking token checks one client address may cause per minute before its next ones wait. */
   readonly perMinute: number;
   /** Addresses remembered at most; past it the oldest window is forgotten (a flood of addresses is bounded). */
   readonly maxAddresses?: number;
@@ -12,14 +12,16 @@ export interface FailedAttemptsOptions {
 
 /**
  * Failed authentication attempts per client address. Checking an unknown token can cost a request to the
- * authorization server (introspection) made with the gateway's own client credentials, so an unauthenticated
- * client must not be able to make the gateway do that at its own rate: past its budget, an address waits
- * before the gateway checks another new token for it (docs/auth.md, "Failed attempts").
+ * authorization server (an introspection made with the gateway's own client credentials, a key-set fetch for
+ * an unknown kid), so an unauthenticated client must not be able to make the gateway do that at its own rate:
+ * past its budget, an address waits before the gateway asks the server about another token for it. Checks
+ * that ask nothing (a JWT against the cached keys, a token known from memory) neither count nor wait
+ * (docs/auth.md, "Failed attempts").
  */
 export interface FailedAttempts {
-  /** 0 when `address` may have a new token checked, else whole seconds to wait (Retry-After). */
+  /** 0 when a check from `address` may ask the authorization server, else whole seconds to wait (Retry-After). */
   retryAfter(address: string): number;
-  /** Counts one check of a new token from `address` as under way until end(): it spends budget meanwhile. */
+  /** Counts one server-asking check from `address` as under way until end(): it spends budget meanwhile. */
   begin(address: string): void;
   /** Ends a check begin() counted (call record() as well if it failed). */
   end(address: string): void;

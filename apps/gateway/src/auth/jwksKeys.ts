@@ -28,8 +28,15 @@ export interface JwksKeysOptions {
 
 /** The issuer's signing keys, cached: what jose's jwtVerify asks for a key. */
 export interface JwksKeys {
-  /** The key for a token's header, refetching the set (rate-limited) when its kid is unknown. */
-  getKey(header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<JoseCryptoKey>;
+  /**
+   * The key for a token's header, refetching the set (rate-limited) when its kid is unknown. `beforeFetch`
+   * is called before a fetch this call would start (not one it joins); what it throws refuses the token.
+   */
+  getKey(
+    header: JWSHeaderParameters,
+    token: FlattenedJWSInput,
+    beforeFetch?: () => void,
+  ): Promise<JoseCryptoKey>;
   /** Loads the set now (at start-up), so the first token does not wait; failures are reported, not thrown. */
   warmUp(): Promise<void>;
 }
@@ -76,13 +83,20 @@ export function createJwksKeys(options: JwksKeysOptions): JwksKeys {
     }
   };
 
+  // A fetch this token would start costs the authorization server a request: its caller may refuse it first
+  // (the failed-attempt budget); joining one already under way costs nothing.
+  const fetchFor = (beforeFetch: (() => void) | undefined): Promise<boolean> => {
+    if (inFlight === undefined) beforeFetch?.();
+    return tryLoad();
+  };
+
   return {
-    async getKey(header, token) {
+    async getKey(header, token, beforeFetch) {
       if (local === undefined) {
         if (inFlight === undefined && now() - lastAttempt < options.retryIntervalMs) {
           throw new errors.JWKSNoMatchingKey('the signing keys could not be fetched');
         }
-        await tryLoad();
+        await fetchFor(beforeFetch);
       } else if (now() - fetchedAt > options.maxAgeMs && now() - lastAttempt >= options.refetchIntervalMs) {
         void tryLoad();
       }
@@ -94,7 +108,7 @@ export function createJwksKeys(options: JwksKeysOptions): JwksKeys {
         if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
         // A new kid is how a rotation shows: refetch, but not more than once per interval.
         if (inFlight === undefined && now() - lastAttempt < options.refetchIntervalMs) throw error;
-        if (!(await tryLoad()) || local === undefined) throw error;
+        if (!(await fetchFor(beforeFetch)) || local === undefined) throw error;
         return local(header, token);
       }
     },

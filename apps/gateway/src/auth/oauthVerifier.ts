@@ -42,15 +42,20 @@ export interface VerifiedToken {
   readonly validUntil: number;
 }
 
+/**
+ * Called before the one request to the authorization server (an introspection, a key-set fetch) that
+ * checking a token would start; it throws to refuse the token instead (the failed-attempt budget). Checks
+ * answered from memory or from the cached keys never call it.
+ */
+export type BeforeServerCall = () => void;
+
 /** Verifies access tokens of one issuer for one audience (docs/auth.md). */
 export interface OAuthVerifier extends OAuthTokenVerifier {
-  /** The token's principal and scopes, or throws UNAUTHORIZED with a short reason (never the token). */
-  verify(token: string): Promise<VerifiedToken>;
   /**
-   * True when verify() would answer from memory (a token accepted, or refused within the last seconds) or
-   * would join a check of the same token already under way.
+   * The token's principal and scopes, or throws UNAUTHORIZED with a short reason (never the token), or what
+   * beforeServerCall threw.
    */
-  isKnown(token: string): boolean;
+  verify(token: string, beforeServerCall?: BeforeServerCall): Promise<VerifiedToken>;
   /** Fetches metadata and keys now, so the first request does not wait for them. */
   warmUp(): Promise<void>;
 }
@@ -170,10 +175,13 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     return Object.freeze({ id, name, skills, budgetId: `oauth:${issuerHash}:${name}` });
   };
 
-  const verifyJwt = async (token: string): Promise<{ verified: VerifiedToken; until: number }> => {
+  const verifyJwt = async (
+    token: string,
+    beforeServerCall: BeforeServerCall | undefined,
+  ): Promise<{ verified: VerifiedToken; until: number }> => {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys.getKey, {
+      ({ payload } = await jwtVerify(token, (header, jws) => keys.getKey(header, jws, beforeServerCall), {
         issuer: options.issuer,
         audience: options.audience,
         clockTolerance: CLOCK_SKEW_SECONDS,
@@ -181,6 +189,7 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
         requiredClaims: ['exp'],
       }));
     } catch (error) {
+      if (error instanceof GatewayError) throw error; // beforeServerCall refused the key-set fetch
       throw reject(reasonOf(error), error);
     }
     if (payload.cnf !== undefined) throw reject(BOUND_TOKEN);
@@ -204,9 +213,13 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     };
   };
 
-  const verifyOpaque = async (token: string): Promise<{ verified: VerifiedToken; until: number }> => {
+  const verifyOpaque = async (
+    token: string,
+    beforeServerCall: BeforeServerCall | undefined,
+  ): Promise<{ verified: VerifiedToken; until: number }> => {
     const introspection = options.introspection;
     if (introspection === undefined) throw reject('malformed token');
+    beforeServerCall?.();
     let answer: Awaited<ReturnType<typeof introspectToken>>;
     try {
       answer = await introspectToken(token, { ...introspection, timeoutMs });
@@ -257,12 +270,19 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
   // Checks under way by token hash: the same new token sent by many requests at once is checked once.
   const checking = new Map<string, Promise<VerifiedToken>>();
 
-  const verifyNew = async (token: string, key: string): Promise<VerifiedToken> => {
+  const verifyNew = async (
+    token: string,
+    key: string,
+    beforeServerCall: BeforeServerCall | undefined,
+  ): Promise<VerifiedToken> => {
     let checked: { verified: VerifiedToken; until: number };
     try {
-      checked = JWT_SHAPE.test(token) ? await verifyJwt(token) : await verifyOpaque(token);
+      checked = JWT_SHAPE.test(token)
+        ? await verifyJwt(token, beforeServerCall)
+        : await verifyOpaque(token, beforeServerCall);
     } catch (error) {
-      if (error instanceof GatewayError && error.message !== NOT_CHECKED) {
+      // Only the token's own refusals are remembered: not an unreachable server, not a refused server call.
+      if (error instanceof GatewayError && error.code === 'UNAUTHORIZED' && error.message !== NOT_CHECKED) {
         makeRoom(refused);
         refused.set(key, { error, until: now() + REFUSED_CACHE_SECONDS * 1000 });
       }
@@ -273,25 +293,28 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     return checked.verified;
   };
 
-  const verify = (token: string): Promise<VerifiedToken> => {
+  const verify = (token: string, beforeServerCall?: BeforeServerCall): Promise<VerifiedToken> => {
     const key = keyOf(token);
     const cached = fresh(cache, key);
     if (cached !== undefined) return Promise.resolve(cached.verified);
     const remembered = fresh(refused, key);
     if (remembered !== undefined) return Promise.reject(remembered.error);
     const pending = checking.get(key);
-    if (pending !== undefined) return pending;
-    const check = verifyNew(token, key).finally(() => checking.delete(key));
+    if (pending !== undefined) {
+      // The check joined was refused its server call (another caller's budget): this caller asks with its own.
+      return pending.catch((error: unknown) => {
+        if (error instanceof GatewayError && error.code !== 'UNAUTHORIZED')
+          return verify(token, beforeServerCall);
+        throw error;
+      });
+    }
+    const check = verifyNew(token, key, beforeServerCall).finally(() => checking.delete(key));
     checking.set(key, check);
     return check;
   };
 
   return {
     verify,
-    isKnown(token) {
-      const key = keyOf(token);
-      return checking.has(key) || fresh(cache, key) !== undefined || fresh(refused, key) !== undefined;
-    },
     async verifyAccessToken(token): Promise<AuthInfo> {
       const verified = await verify(token);
       return {
