@@ -1,0 +1,92 @@
+import type { Catalog } from '@skillgate/skills';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import { createRecentCalls, type RecentCalls } from '../observability/recentCalls.js';
+import { createUsageCounter, type UsageCounter } from '../observability/usageCounter.js';
+import { createSkillsService, type SkillsService } from '../skillsExtension/skillsService.js';
+import { createInFlightCalls, type InFlightCalls } from '../tools/inFlightCalls.js';
+import { createSkillSearch } from '../tools/skillSearch.js';
+import { createToolHandlers, type ToolHandlers } from '../tools/toolHandlers.js';
+import type { GatewaySettings } from './gatewaySettings.js';
+import type { Infrastructure } from './startInfrastructure.js';
+
+/** Options of composeHandlers. */
+export interface HandlersOptions {
+  readonly settings: GatewaySettings;
+  readonly infrastructure: Infrastructure;
+  readonly disclosure: DisclosurePolicy;
+  readonly log: FastifyBaseLogger;
+  /** Values usage records redact from kept search queries. */
+  readonly secrets: readonly string[];
+}
+
+/** The handlers both eras serve, and what observes their calls. */
+export interface Handlers {
+  /** tools/list and tools/call. */
+  readonly tools: ToolHandlers;
+  /** The MCP Skills extension: skills/list, skills/get, resources, prompts. */
+  readonly skills: SkillsService;
+  /** Tool calls in progress (a shutdown waits for them). */
+  readonly inFlight: InFlightCalls;
+  /** The last tool calls of this replica, for the operator page (docs/operator.md). */
+  readonly recentCalls: RecentCalls;
+  /** Per skill and principal, counted in memory and flushed to the state backend each second. */
+  readonly usage: UsageCounter;
+}
+
+/** Builds the tool and Skills handlers over the catalog, and warms the search index after each build. */
+export function composeHandlers(options: HandlersOptions): Handlers {
+  const { settings, infrastructure, disclosure, log } = options;
+  const { catalogs, metrics, tracing } = infrastructure;
+  const search = createSkillSearch({
+    onBuild: (trigger) => metrics.inc('skillgate_search_index_builds_total', { trigger }),
+  });
+  // Where principals search (a catalog past tools.max_listed, or search configured), the every-skill index is
+  // built after each catalog build, in slices off the request path, so the first search does not wait for it.
+  const warmSearch = (catalog: Catalog): void => {
+    const searching = catalog.skills.size > settings.searchAhead.maxListed || settings.searchAhead.configured;
+    if (!searching) return;
+    search.warm(catalog).catch((error: unknown) => log.warn({ err: error }, 'search index build failed'));
+  };
+  warmSearch(catalogs.current);
+  catalogs.onChange((_previous, next) => warmSearch(next));
+  const inFlight = createInFlightCalls();
+  const recentCalls = createRecentCalls();
+  const usage = createUsageCounter({
+    store: infrastructure.state.usage,
+    metrics,
+    keepQueries: settings.keepQueries,
+    secrets: options.secrets,
+    maxQueryChars: settings.maxClientStringChars,
+    onError: (error) => log.warn({ err: error }, 'skill usage could not be written to the state backend'),
+  });
+  const tools = createToolHandlers({
+    catalogs,
+    disclosure,
+    unlocks: infrastructure.store,
+    runner: infrastructure.runner,
+    jobs: infrastructure.jobs,
+    upstreams: infrastructure.upstreams,
+    metrics,
+    search,
+    readLimits: settings.readLimits,
+    inFlight,
+    events: infrastructure.state.events,
+    log,
+    maxClientStringChars: settings.maxClientStringChars,
+    logArguments: settings.logArguments,
+    recentCalls,
+    usage,
+    ...(tracing === undefined ? {} : { tracing }),
+  });
+  const skills = createSkillsService({
+    catalogs,
+    disclosure,
+    log,
+    readLimits: settings.readLimits,
+    maxClientStringChars: settings.maxClientStringChars,
+    listTtlMs: settings.listTtlMs,
+    prompts: settings.prompts,
+  });
+  return { tools, skills, inFlight, recentCalls, usage };
+}
