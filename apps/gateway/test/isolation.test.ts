@@ -33,6 +33,8 @@ beforeAll(async () => {
       skills: { async_enabled: true },
       auth: { tokens: PRINCIPALS.map((p) => ({ name: p.name, token_env: p.env, skills: [...p.skills] })) },
       rate_limit: { requests_per_second: 0 },
+      // With auth, /metrics on the MCP port wants an admin token: scraped on its own port here.
+      observability: { metrics_port: 0 },
       scripts: {
         max_concurrent: 8,
         max_concurrent_per_principal: 8,
@@ -130,7 +132,7 @@ describe('50 concurrent sessions across 3 principals', () => {
       expect(textOf(foreign)).not.toContain(`job-${foreignIndex}`);
     }
 
-    const metrics = await (await fetch(`${gw.base}/metrics`)).text();
+    const metrics = await (await fetch(`${gw.metricsBase}/metrics`)).text();
     const value = (series: string) =>
       Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 'NaN');
     expect(value('skillgate_sessions_open')).toBe(SESSIONS);

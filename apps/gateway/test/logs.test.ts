@@ -6,7 +6,11 @@ const lines: string[] = [];
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway(
-    { auth: { tokens: [{ name: 'agent-log', token_env: 'LOG_TEST_TOKEN' }] } },
+    {
+      auth: { tokens: [{ name: 'agent-log', token_env: 'LOG_TEST_TOKEN' }] },
+      // With auth, /metrics on the MCP port wants an admin token: scraped on its own port here.
+      observability: { metrics_port: 0 },
+    },
     { ...process.env, LOG_TEST_TOKEN: TOKEN },
     lines,
   );
@@ -101,7 +105,7 @@ describe('request lines at debug', () => {
 describe('metrics', () => {
   it('counts tool calls by kind and outcome, unlocks, script runs and their durations, and rejections', async () => {
     await fetch(gw.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const text = await (await fetch(`${gw.base}/metrics`)).text();
+    const text = await (await fetch(`${gw.metricsBase}/metrics`)).text();
     expect(text).toContain('skillgate_tool_calls_total{kind="get_info",outcome="ok"} 1');
     expect(text).toContain('skillgate_tool_calls_total{kind="run",outcome="ok"} 1');
     expect(text).toMatch(/skillgate_unlocks_total 1\n/);

@@ -27,6 +27,8 @@ describe('calls of upstream tools through the gateway', () => {
       {
         auth: { tokens: [{ name: 'agent-a', token_env: 'AGENT_A_TOKEN' }] },
         upstreams: [{ id: 'remote', url: http.url, headers_from_env: { Authorization: 'REMOTE_AUTH' } }],
+        // With auth, /metrics on the MCP port wants an admin token: scraped on its own port here.
+        observability: { metrics_port: 0 },
       },
       { ...process.env, AGENT_A_TOKEN: CALLER_TOKEN, REMOTE_AUTH: UPSTREAM_AUTH },
       lines,
@@ -59,9 +61,7 @@ describe('calls of upstream tools through the gateway', () => {
         duration_ms: expect.any(Number),
       });
       expect(audit).not.toHaveProperty('arguments');
-      const metrics = await (
-        await fetch(`${gw.base}/metrics`, { headers: { Authorization: `Bearer ${CALLER_TOKEN}` } })
-      ).text();
+      const metrics = await (await fetch(`${gw.metricsBase}/metrics`)).text();
       expect(metrics).toMatch(/skillgate_upstream_calls_total\{outcome="ok",upstream="remote"\} 1/);
       expect(metrics).toMatch(/skillgate_upstream_call_duration_seconds_count\{upstream="remote"\} 1/);
     } finally {

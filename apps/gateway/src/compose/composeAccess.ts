@@ -13,7 +13,7 @@ import { adminAccessOf } from './operatorSettings.js';
 
 /** Options of composeAccess. */
 export interface AccessOptions {
-  readonly settings: Pick<GatewaySettings, 'auth' | 'disclosure' | 'guard'>;
+  readonly settings: Pick<GatewaySettings, 'auth' | 'disclosure' | 'guard' | 'http'>;
   readonly tokens: readonly ResolvedToken[];
   /** Where the disclosure rule reads unlocks. */
   readonly store: Pick<SessionStore, 'unlocked'>;
@@ -31,7 +31,7 @@ export interface Access {
   readonly originPolicy: OriginPolicy;
   /** The one rule of who sees and may call what. */
   readonly disclosure: DisclosurePolicy;
-  /** Who may read /readyz's details: whoever may open the operator page. */
+  /** Who may read /readyz's details and /metrics on the MCP port: whoever may open the operator page. */
   readonly readinessAccess: OperatorAccess;
 }
 
@@ -76,12 +76,20 @@ export function composeAccess(options: AccessOptions): Access {
         `principal "${event.principal}" would list ${event.listed} tools at first (tools.max_listed ${event.maxListed}): it gets search instead of ${event.configured}`,
       ),
   });
+  const adminAccess = adminAccessOf(settings.auth);
+  if (settings.http.metricsPort === undefined && !adminAccess.anonymousOpen) {
+    log.info(
+      { metrics: 'admin_token' },
+      '/metrics on the MCP port answers only an admin token (auth is configured); set observability.metrics_port to scrape without one',
+    );
+  }
   return {
     policy,
     bearerAuth,
     originPolicy: createOriginPolicy(settings.guard),
     disclosure,
-    // /readyz names upstreams, sources and missing roots only to whoever may open the operator page.
-    readinessAccess: createOperatorAccess(adminAccessOf(settings.auth)),
+    // /readyz's upstreams, sources and missing roots, and /metrics on the MCP port (skill and upstream names),
+    // only to whoever may open the operator page.
+    readinessAccess: createOperatorAccess(adminAccess),
   };
 }

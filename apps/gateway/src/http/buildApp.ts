@@ -89,7 +89,7 @@ export interface AppOptions {
   readonly tracing?: Tracing;
   /** The operator page at `GET /`; absent when the MCP endpoint itself is at `/` (docs/operator.md). */
   readonly operator?: OperatorPageOptions;
-  /** Who may read /readyz's names: the operator page's rule, also when there is no page. */
+  /** Who may read /readyz's names and /metrics on this port: the operator page's rule, also when there is no page. */
   readonly readinessAccess: OperatorAccess;
 }
 
@@ -161,13 +161,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
       .send(mapped.toJsonRpc(mapped.requestId ?? requestIdOf(request.body)));
   });
 
+  const admin = { bearerAuth: options.guard.bearerAuth, access: options.readinessAccess };
   registerStatusRoutes(app, {
     ...options,
     originPolicy: options.guard.originPolicy,
-    readinessDetails: { bearerAuth: options.guard.bearerAuth, access: options.readinessAccess },
+    readinessDetails: admin,
   });
   if (settings.metricsPort === undefined) {
-    registerMetricsRoute(app, { ...options, originPolicy: options.guard.originPolicy });
+    registerMetricsRoute(app, { ...options, originPolicy: options.guard.originPolicy, admin });
   }
   const path = settings.path;
   registerOAuthMetadataRoutes(app, options.bearerAuth, path);

@@ -21,10 +21,7 @@ export interface StatusRoutesOptions {
   readonly upstreams?: () => readonly UpstreamReadiness[];
   readonly sources?: () => readonly SourceReadiness[];
   /** Who may read /readyz's names (upstreams, sources, missing roots): whoever may open the operator page. */
-  readonly readinessDetails: {
-    readonly bearerAuth: Pick<BearerAuth, 'authenticate'>;
-    readonly access: OperatorAccess;
-  };
+  readonly readinessDetails: AdminCheck;
   /**
    * The endpoint's Host/Origin check (DNS rebinding): a web page that points its own name at a loopback gateway
    * reads neither /readyz's names nor /metrics. Probes and scrapers send the address they reach.
@@ -32,21 +29,34 @@ export interface StatusRoutesOptions {
   readonly originPolicy: OriginPolicy;
 }
 
+/** The operator page's rule (operator/operatorAccess.ts), applied with the endpoint's own credentials. */
+export interface AdminCheck {
+  readonly bearerAuth: Pick<BearerAuth, 'authenticate'>;
+  readonly access: OperatorAccess;
+}
+
 /**
- * True when the request may read the names: with no auth configured anyone (the endpoint is open too), else only
- * an admin token. A missing or wrong token is no error here: probes send none and get the summary.
+ * Passes when the request comes from an admin: with no auth configured anyone (the endpoint is open too), else
+ * only an admin token; else throws UNAUTHORIZED (401, with the challenge) or NOT_ADMIN (403).
+ */
+async function authorizeAdmin(request: FastifyRequest, check: AdminCheck): Promise<void> {
+  const { principal } = await check.bearerAuth.authenticate({
+    authorization: request.headers.authorization,
+    url: request.url,
+    address: request.ip,
+    origin: () => `${request.protocol}://${request.host}`,
+  });
+  check.access.authorize(principal);
+}
+
+/**
+ * True when the request may read the names: whoever passes authorizeAdmin. A missing or wrong token is no error
+ * here: probes send none and get the summary.
  */
 async function mayReadDetails(request: FastifyRequest, deps: StatusRoutesOptions): Promise<boolean> {
-  const { bearerAuth, access } = deps.readinessDetails;
   try {
     deps.originPolicy.check(request.headers.origin, request.headers.host);
-    const { principal } = await bearerAuth.authenticate({
-      authorization: request.headers.authorization,
-      url: request.url,
-      address: request.ip,
-      origin: () => `${request.protocol}://${request.host}`,
-    });
-    access.authorize(principal);
+    await authorizeAdmin(request, deps.readinessDetails);
     return true;
   } catch {
     return false;
@@ -84,7 +94,13 @@ export function registerStatusRoutes(app: FastifyInstance, deps: StatusRoutesOpt
 export type MetricsRouteOptions = Pick<
   StatusRoutesOptions,
   'metrics' | 'catalogs' | 'runner' | 'sessions' | 'originPolicy'
->;
+> & {
+  /**
+   * Who may scrape: set on the MCP port, where the series (skill and upstream names, usage) would otherwise
+   * answer anyone who reaches the endpoint; unset on the metrics port's own listener, kept for the scraper.
+   */
+  readonly admin?: AdminCheck;
+};
 
 /** `/metrics` (Prometheus text), on the main app or on the metrics port's own (metricsApp.ts). */
 export function registerMetricsRoute(app: FastifyInstance, deps: MetricsRouteOptions): void {
@@ -96,6 +112,8 @@ export function registerMetricsRoute(app: FastifyInstance, deps: MetricsRouteOpt
       // The series name skills and upstreams: not for a page that rebound its name to this address.
       return reply.code(403).send({ error: 'Host or Origin not allowed' });
     }
+    // With auth configured, as the operator page: 401 without a token, 403 for a token that is not an admin's.
+    if (deps.admin !== undefined) await authorizeAdmin(request, deps.admin);
     const text = await metrics.render({
       skillgate_sessions_open: sessions.size,
       skillgate_scripts_running: deps.runner.active,

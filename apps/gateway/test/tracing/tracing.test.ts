@@ -32,6 +32,8 @@ async function start(
       auth: { tokens: [{ name: 'agent-a', token_env: 'AGENT_A_TOKEN' }] },
       observability: {
         tracing: { endpoint: otlp.url, protocol: 'http/json', service_name: 'skillgate-test' },
+        // With auth, /metrics on the MCP port wants an admin token: scraped on its own port here.
+        metrics_port: 0,
       },
       ...extra,
     },
@@ -257,9 +259,7 @@ describe('OpenTelemetry traces of MCP requests (observability.tracing)', () => {
     open.push(client);
     await client.client.listTools();
     await expect(client.client.callTool({ name: 'skill_nothing_here', arguments: {} })).rejects.toThrow();
-    const text = await (
-      await fetch(`${gw.base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
-    ).text();
+    const text = await (await fetch(`${gw.metricsBase}/metrics`)).text();
     expect(text).toMatch(
       /mcp_server_operation_duration_seconds_count\{error_type="",mcp_method_name="tools\/list"\} 1/,
     );

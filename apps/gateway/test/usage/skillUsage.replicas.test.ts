@@ -135,8 +135,11 @@ describe('skill usage across two replicas', () => {
     await other.close();
 
     // Metrics are per replica, labelled by skill and event only (the principal is never a label).
-    const metrics0 = await (await fetch(`${replica(0).base}/metrics`)).text();
-    const metrics1 = await (await fetch(`${replica(1).base}/metrics`)).text();
+    // With auth, /metrics on the MCP port answers an admin token.
+    const scrape = async (base: string) =>
+      (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${OPS}` } })).text();
+    const metrics0 = await scrape(replica(0).base);
+    const metrics1 = await scrape(replica(1).base);
     expect(metrics0).toContain('skillgate_skill_usage_total{event="run_limit",skill="gateway-probe"} 1');
     expect(metrics0).not.toContain('skill="csv-tools"');
     expect(metrics1).toContain('skillgate_skill_usage_total{event="info",skill="csv-tools"} 1');

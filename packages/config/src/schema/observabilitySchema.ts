@@ -45,7 +45,7 @@ export const observabilitySchema = z.strictObject({
     .nullable()
     .default(null)
     .describe(
-      'Serve /metrics only on this port (on server.host), not on server.port; unset: /metrics is on the main port. 0 = any free port.',
+      'Serve /metrics only on this port (on server.host), tokenless, not on server.port; unset: /metrics is on the main port, where with auth configured it takes an admin token. 0 = any free port.',
     ),
   keep_queries: z
     .boolean()
