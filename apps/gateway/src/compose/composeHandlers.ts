@@ -4,6 +4,8 @@ import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createRecentCalls, type RecentCalls } from '../observability/recentCalls.js';
 import { createUsageCounter, type UsageCounter } from '../observability/usageCounter.js';
 import { createSkillsService, type SkillsService } from '../skillsExtension/skillsService.js';
+import { createCallObserver } from '../tools/callObservation.js';
+import { createKindHandlers } from '../tools/dispatchByKind.js';
 import { createInFlightCalls, type InFlightCalls } from '../tools/inFlightCalls.js';
 import { createSkillSearch } from '../tools/skillSearch.js';
 import { createToolHandlers, type ToolHandlers } from '../tools/toolHandlers.js';
@@ -60,24 +62,34 @@ export function composeHandlers(options: HandlersOptions): Handlers {
     maxQueryChars: settings.maxClientStringChars,
     onError: (error) => log.warn({ err: error }, 'skill usage could not be written to the state backend'),
   });
+  const { store, runner, jobs, upstreams } = infrastructure;
+  // Each family of tool kinds is given only the services it uses.
+  const kinds = createKindHandlers({
+    info: { disclosure, unlocks: store, metrics },
+    files: { disclosure, readLimits: settings.readLimits },
+    scripts: { disclosure, runner, jobs, metrics, ...(tracing === undefined ? {} : { tracing }) },
+    upstreams: { disclosure, upstreams, ...(tracing === undefined ? {} : { tracing }) },
+    search: { disclosure, search },
+  });
+  const observe = createCallObserver({
+    metrics,
+    usage,
+    ...(tracing === undefined ? {} : { tracing }),
+    recentCalls,
+    log,
+    logArguments: settings.logArguments,
+    maxClientStringChars: settings.maxClientStringChars,
+  });
   const tools = createToolHandlers({
     catalogs,
     disclosure,
-    unlocks: infrastructure.store,
-    runner: infrastructure.runner,
-    jobs: infrastructure.jobs,
-    upstreams: infrastructure.upstreams,
-    metrics,
-    search,
-    readLimits: settings.readLimits,
+    resolve: { disclosure, unlocks: store },
+    kinds,
+    observe,
     inFlight,
     events: infrastructure.state.events,
     log,
     maxClientStringChars: settings.maxClientStringChars,
-    logArguments: settings.logArguments,
-    recentCalls,
-    usage,
-    ...(tracing === undefined ? {} : { tracing }),
   });
   const skills = createSkillsService({
     catalogs,

@@ -5,7 +5,7 @@ import { isRenderedOnce, objectJsonOf } from '../core/renderedJson.js';
 import { SDK_ERRORS } from '../errors/sdkErrors.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import { type LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
-import type { ToolCallHandler } from '../tools/toolHandlers.js';
+import type { ToolCallHandler } from '../tools/toolCallHandler.js';
 import { type CacheHint, encodeResult } from './encodeResult.js';
 import type { PlainRequest } from './plainRequest.js';
 import { errorJson, type JsonAnswer, keptResult, keptResultAnswer } from './resultWriter.js';

@@ -1,7 +1,9 @@
 import { isRenderedOnce, jsonOf, renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/disclosurePolicy.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
-import type { ToolCallContext, ToolCallHandler, ToolListHandler } from '../tools/toolHandlers.js';
+import type { ToolCallContext } from '../tools/toolCall.js';
+import type { ToolCallHandler } from '../tools/toolCallHandler.js';
+import type { ToolListHandler } from '../tools/toolHandlers.js';
 import { type PlainRequest, plainRequestOf, SESSION_CONTEXT } from './plainRequest.js';
 import { keptResult } from './resultWriter.js';
 import { readSkillResourceResult, validToolResult } from './sdkWireAnswers.js';

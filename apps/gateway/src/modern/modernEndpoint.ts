@@ -13,7 +13,7 @@ import { createMcpServer, type McpServerOptions, SERVER_INFO } from '../mcp/crea
 import { pageStartOf } from '../skillsExtension/skillsPage.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { LazyAbort } from '../tools/lazyAbort.js';
-import type { ToolCallHandler } from '../tools/toolHandlers.js';
+import type { ToolCallHandler } from '../tools/toolCallHandler.js';
 import { createListenAudiences } from './listenAudiences.js';
 
 /** Whether a change concerns an audience (asked once per principal with a listen stream open). */

@@ -1,4 +1,4 @@
-import type { ToolCallContext } from './toolHandlers.js';
+import type { ToolCallContext } from './toolCall.js';
 
 /**
  * A request's abort signal, made only when a handler first asks for it: most tool calls (get_info, reads)

@@ -1,28 +1,60 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { RunnerError, type RunRequest, type RunResult, type ScriptRunner } from '@skillgate/runner';
-import {
-  type CatalogSkill,
-  confirmFilePlace,
-  type RunInput,
-  type SkillFile,
-  SkillsError,
-} from '@skillgate/skills';
-import { type JobStatus, StateError } from '@skillgate/state';
+import { confirmFilePlace, type RunInput, type SkillFile, SkillsError } from '@skillgate/skills';
+import { type JobRegistry, type JobStatus, StateError } from '@skillgate/state';
 import { budgetIdOf } from '../auth/accessPolicy.js';
-import { GatewayError } from '../errors/gatewayError.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
-import type { Call } from './callTypes.js';
+import type { KindHandlers } from './kindHandler.js';
+import { findFile, requireSkill, type SkillLookup } from './skillLookup.js';
+import type { ToolCall } from './toolCall.js';
 import { runResultToTool, toolError } from './toolResults.js';
 
-/** A skill of the call's catalog snapshot, or UNKNOWN_TOOL (it was resolved from that same snapshot). */
-export function requireSkill(call: Pick<Call, 'catalog'>, skill: string): CatalogSkill {
-  const entry = call.catalog.skills.get(skill);
-  if (entry === undefined) throw new GatewayError('UNKNOWN_TOOL', `Unknown skill: ${skill}`);
-  return entry;
+/** What the script and job kinds use. */
+export interface ScriptServices {
+  /** Which skills the caller may use (run_skill_script names one in its arguments). */
+  readonly disclosure: SkillLookup;
+  readonly runner: Pick<ScriptRunner, 'run' | 'start'>;
+  /** Async jobs (run_async tools, skill_get_async_status, skill_cancel_async). */
+  readonly jobs: Pick<JobRegistry, 'start' | 'status' | 'cancel'>;
+  readonly metrics: Pick<Metrics, 'inc' | 'observeScriptDuration'>;
+  /** Spans of script runs; absent when tracing is off. */
+  readonly tracing?: Tracing;
 }
 
-function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<RunInput>): RunRequest {
+/** The run and job kinds: a script run now or as a job, a job's status, its cancellation. */
+export function scriptCalls(
+  services: ScriptServices,
+): Pick<KindHandlers, 'run' | 'run_async' | 'get_async_status' | 'cancel_async' | 'run_skill_script'> {
+  return {
+    async run(call, target, input) {
+      return runScript(services, call, target.skill, target.file, input);
+    },
+    async run_async(call, target, input) {
+      return startJob(services, call, target.skill, target.file, input);
+    },
+    async get_async_status(call, _target, input) {
+      return jobResult(call, services.jobs.status(call.audience.scopeKey, input.job_id, input.tail));
+    },
+    async cancel_async(call, _target, input) {
+      return jobResult(call, services.jobs.cancel(call.audience.scopeKey, input.job_id));
+    },
+    async run_skill_script(call, _target, parsed) {
+      const { skill, path, ...rest } = parsed;
+      const { async: runAsync, ...input } = rest as typeof rest & { async?: boolean };
+      const found = findFile(services.disclosure, call, skill, path);
+      if ('error' in found) return found.error;
+      if (!found.file.isScript)
+        return toolError(`${path} is not a script: only files under scripts/ can be run.`);
+      return runAsync === true
+        ? startJob(services, call, skill, found.file, input)
+        : runScript(services, call, skill, found.file, input);
+    },
+  };
+}
+
+function runRequest(call: ToolCall, skill: string, file: SkillFile, input: Partial<RunInput>): RunRequest {
   const entry = requireSkill(call, skill);
   return {
     skillName: skill,
@@ -35,8 +67,8 @@ function runRequest(call: Call, skill: string, file: SkillFile, input: Partial<R
     timeoutSeconds: input.timeout,
     tailLines: input.tail,
     principal: budgetIdOf(call.audience.principal),
-    signal: call.extras.signal,
-    ...(call.extras.reportProgress === undefined ? {} : { onProgress: call.extras.reportProgress }),
+    signal: call.signal,
+    ...(call.progress === undefined ? {} : { onProgress: call.progress.reportRun }),
   };
 }
 
@@ -91,22 +123,22 @@ async function tracedRun(
 }
 
 /** A run tool (or run_skill_script): runs the script now and returns its result. */
-export async function runScript(
-  call: Call,
+async function runScript(
+  services: ScriptServices,
+  call: ToolCall,
   skill: string,
   file: SkillFile,
   input: Partial<RunInput>,
 ): Promise<CallToolResult> {
-  const { metrics } = call.parts;
+  const { metrics, runner, tracing } = services;
   const misplaced = await misplacedScript(file);
   if (misplaced !== undefined) return misplaced;
   try {
     const request = runRequest(call, skill, file, input);
-    const tracing = call.parts.tracing;
     const result =
       tracing === undefined
-        ? await call.parts.runner.run(request)
-        : await tracedRun(tracing, call.parts.runner, request, { skill, script: file.path });
+        ? await runner.run(request)
+        : await tracedRun(tracing, runner, request, { skill, script: file.path });
     const status = result.timed_out
       ? 'timed_out'
       : result.exit_code === 0
@@ -126,8 +158,9 @@ export async function runScript(
 }
 
 /** A run_async tool (or run_skill_script with async): starts a job and returns its id. */
-export async function startJob(
-  call: Call,
+async function startJob(
+  services: ScriptServices,
+  call: ToolCall,
   skill: string,
   file: SkillFile,
   input: Partial<RunInput>,
@@ -138,8 +171,8 @@ export async function startJob(
   const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input);
   const request = { ...base, signal: undefined };
   try {
-    const { job_id } = await call.parts.jobs.start(call.audience.scopeKey, request);
-    call.parts.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
+    const { job_id } = await services.jobs.start(call.audience.scopeKey, request);
+    services.metrics.inc('skillgate_script_runs_total', { status: 'started_async' });
     return {
       content: [
         {
@@ -155,7 +188,7 @@ export async function startJob(
 }
 
 /** skill_get_async_status / skill_cancel_async: the job's status, or why there is none. */
-export async function jobResult(call: Call, read: Promise<JobStatus>): Promise<CallToolResult> {
+async function jobResult(call: ToolCall, read: Promise<JobStatus>): Promise<CallToolResult> {
   try {
     const status = await read;
     return {

@@ -1,7 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type InputOf, LIST_ALL_QUERY, LOAD_SKILL_TOOL, type SkillHit } from '@skillgate/skills';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
-import type { Call } from './callTypes.js';
+import type { KindHandlers } from './kindHandler.js';
+import type { SkillSearch } from './skillSearch.js';
+import type { ToolCall } from './toolCall.js';
 
 const DEFAULT_LIMIT = 5;
 
@@ -10,14 +13,35 @@ interface SearchResult extends SkillHit {
   readonly load: { readonly tool: typeof LOAD_SKILL_TOOL; readonly arguments: { readonly name: string } };
 }
 
+/** What search_skills uses. */
+export interface SearchServices {
+  /** Which skills the caller may find. */
+  readonly disclosure: Pick<DisclosurePolicy, 'usableSkillSet'>;
+  /** search_skills' indexes. */
+  readonly search: Pick<SkillSearch, 'search'>;
+}
+
+/** search_skills, over the caller's skills. */
+export function searchCalls(services: SearchServices): Pick<KindHandlers, 'search_skills'> {
+  return {
+    async search_skills(call, _target, input) {
+      return searchSkills(services, call, input);
+    },
+  };
+}
+
 /**
  * search_skills: the ranked skills among those the caller may use (docs/disclosure.md), in
  * structuredContent and as compact text. A cursor of another query is an argument error.
  */
-export async function searchSkills(call: Call, input: InputOf<'search_skills'>): Promise<CallToolResult> {
-  const { catalog, audience, parts } = call;
-  const allowed = parts.disclosure.usableSkillSet(catalog, audience.principal);
-  const page = await parts.search.search(catalog, allowed, {
+async function searchSkills(
+  services: SearchServices,
+  call: ToolCall,
+  input: InputOf<'search_skills'>,
+): Promise<CallToolResult> {
+  const { catalog, audience } = call;
+  const allowed = services.disclosure.usableSkillSet(catalog, audience.principal);
+  const page = await services.search.search(catalog, allowed, {
     query: input.query,
     limit: input.limit ?? DEFAULT_LIMIT,
     ...(input.cursor === undefined ? {} : { cursor: input.cursor }),

@@ -2,52 +2,95 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME } from '@opentelemetry/semantic-conventions/incubating';
 import type { CallTool } from '@skillgate/skills';
+import { budgetIdOf } from '../auth/accessPolicy.js';
 import type { Tracing } from '../observability/tracing.js';
+import type { KindHandlers } from './kindHandler.js';
+import { type SkillLookup, unknownSkill, usableSkill } from './skillLookup.js';
+import type { ToolCall } from './toolCall.js';
+import { toolError } from './toolResults.js';
+import type {
+  UpstreamCaller,
+  UpstreamCallLabels,
+  UpstreamFailureReason,
+  UpstreamProgress,
+} from './upstreamCaller.js';
 
-/** Why an upstream call failed (docs/upstreams.md): the `structuredContent.reason` of the tool error. */
-export type UpstreamFailureReason =
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_TIMEOUT'
-  | 'UPSTREAM_ERROR'
-  | 'RESULT_TOO_LARGE';
-
-/** Progress an upstream reported for a call, passed on to the caller as it came. */
-export interface UpstreamProgress {
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
+/** What the upstream kinds use. */
+export interface UpstreamServices {
+  /** Which skills the caller may use (call_skill_tool names one in its arguments). */
+  readonly disclosure: SkillLookup;
+  /** Calls to upstream MCP servers; absent when none is configured (docs/upstreams.md). */
+  readonly upstreams?: UpstreamCaller;
+  /** Upstream calls as child spans; absent when tracing is off. */
+  readonly tracing?: Tracing;
 }
 
-/** What one upstream call gave: the upstream's result, or why there is none. */
-export type UpstreamCallResult =
-  | {
-      readonly ok: true;
-      readonly result: { content: unknown[]; structuredContent?: unknown; isError?: boolean };
-    }
-  | { readonly ok: false; readonly reason: UpstreamFailureReason; readonly message: string };
-
-/** The part of the upstream pool that tool calls use (packages/upstreams implements it). */
-export interface UpstreamCaller {
-  call(
-    id: string,
-    tool: string,
-    args: Record<string, unknown>,
-    options: {
-      principal?: string;
-      signal?: AbortSignal;
-      onProgress?: (progress: UpstreamProgress) => void;
-      meta?: Readonly<Record<string, string>>;
+/** call and call_skill_tool: a tool of an upstream MCP server, called for the caller. */
+export function upstreamCalls(services: UpstreamServices): Pick<KindHandlers, 'call' | 'call_skill_tool'> {
+  const { disclosure } = services;
+  return {
+    async call(call, target, input) {
+      return upstreamCall(services, call, target.skill, target.call, input);
     },
-  ): Promise<UpstreamCallResult>;
+    async call_skill_tool(call, _target, input) {
+      const entry = usableSkill(disclosure, call, input.skill);
+      if (entry === undefined) return unknownSkill(disclosure, call, input.skill);
+      const found = findCall(entry.calls, input);
+      if (typeof found === 'string') return toolError(`Skill "${input.skill}" ${found}`);
+      return upstreamCall(services, call, entry.skill.name, found, input.arguments ?? {});
+    },
+  };
 }
 
-/** What the audit line and metrics say about an upstream call. */
-export interface UpstreamCallLabels {
-  readonly skill: string;
-  readonly upstream: string;
-  readonly tool: string;
-  /** The failure reason, when the call got no upstream result. */
-  readonly reason?: UpstreamFailureReason;
+/**
+ * The call tool a call_skill_tool call names, or why none: the upstream is compared as its own argument,
+ * never parsed out of the tool name (an upstream chooses its tool names and could imitate another's).
+ */
+function findCall(
+  calls: ReadonlyMap<string, readonly CallTool[]>,
+  input: { readonly tool: string; readonly upstream?: string | undefined },
+): CallTool | string {
+  const same = calls.get(input.tool) ?? [];
+  const found =
+    input.upstream === undefined
+      ? same.length === 1
+        ? same[0]
+        : undefined
+      : same.find((c) => c.upstream === input.upstream);
+  if (found !== undefined) return found;
+  if (input.upstream === undefined && same.length > 1) {
+    const from = same.map((c) => JSON.stringify(c.upstream)).join(', ');
+    return `has a tool "${input.tool}" of several MCP servers (${from}): pass "upstream" as its instructions print.`;
+  }
+  const known = [...calls.values()]
+    .flat()
+    .map((c) => (c.needsUpstream ? `${c.tool} (upstream ${c.upstream})` : c.tool));
+  const of = input.upstream === undefined ? '' : ` of upstream "${input.upstream}"`;
+  return `has no upstream tool "${input.tool}"${of}. ${
+    known.length === 0 ? 'It exposes none right now.' : `Its tools: ${known.join(', ')}.`
+  }`;
+}
+
+/** One upstream call of a tool call: its labels go on the call for the audit line and the metrics. */
+async function upstreamCall(
+  services: UpstreamServices,
+  call: ToolCall,
+  skill: string,
+  target: CallTool,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const { result, labels } = await callUpstream({
+    upstreams: services.upstreams,
+    skill,
+    call: target,
+    args,
+    principal: budgetIdOf(call.audience.principal),
+    signal: call.signal,
+    ...(call.progress === undefined ? {} : { onProgress: call.progress.forward }),
+    ...(services.tracing === undefined ? {} : { tracing: services.tracing }),
+  });
+  call.upstream = labels;
+  return result;
 }
 
 /** Options of callUpstream. */
@@ -83,7 +126,7 @@ function upstreamFailure(
  * validates them), its result comes back as it is, and every failure is a tool error with a reason, never a
  * JSON-RPC error or a hang. The caller's token and identity never go upstream: only the tool and arguments.
  */
-export async function callUpstream(
+async function callUpstream(
   options: CallUpstreamOptions,
 ): Promise<{ result: CallToolResult; labels: UpstreamCallLabels }> {
   const { call, skill } = options;

@@ -5,12 +5,12 @@ import { gatewayCalls } from './sourceCalls.js';
 const isCatalogLookup = (call: { method: string; receiver: string }) =>
   (call.method === 'resolve' || call.method === 'access') && /(^|\.)catalog$/.test(call.receiver);
 
-// The one place a tools/call name is resolved (into a CalledTool every later step reads); a file found by its
+// The one place a tools/call name is resolved (into a ToolCall every later step reads); a file found by its
 // exact catalog path (findFile, through the path's read-tool name); and the disclosure rule, which previews
 // lists by resolving the names it lists.
 const ALLOWED: readonly { readonly path: string; readonly within?: string }[] = [
-  { path: 'tools/toolHandlers.ts' },
-  { path: 'tools/toolCalls.ts', within: 'findFile' },
+  { path: 'tools/toolCallHandler.ts' },
+  { path: 'tools/skillLookup.ts', within: 'findFile' },
   { path: 'disclosure/' },
 ];
 
@@ -30,6 +30,6 @@ describe('a called tool name', () => {
         (call) => `${call.path}:${call.line} (${call.receiver}.${call.method} in ${call.within ?? 'module'})`,
       );
     expect(stray).toEqual([]);
-    expect(lookups.filter((call) => call.path === 'tools/toolHandlers.ts')).toHaveLength(1);
+    expect(lookups.filter((call) => call.path === 'tools/toolCallHandler.ts')).toHaveLength(1);
   });
 });
