@@ -1,7 +1,12 @@
 export { assertSafeBinding } from './assertSafeBinding.js';
 export { ConfigError } from './configError.js';
 export { configReference } from './configReference.js';
-export type { LogFormat, LogLevel, SkillgateConfig, UpstreamConfig } from './configSchema.js';
+export type {
+  LogFormat,
+  LogLevel,
+  SkillgateConfig,
+  UpstreamConfig,
+} from './configSchema.js';
 export { configSchema } from './configSchema.js';
 export { isLoopbackHost } from './isLoopbackHost.js';
 export { loadConfig } from './loadConfig.js';

@@ -59,6 +59,13 @@ describe('configReference', () => {
       {
         server: { public_url: 'https://mcp.example.com' },
         skills: { cache_dir: '/cache' },
+        credentials: {
+          file: '/state/credentials.json',
+          connect: {
+            public_url: 'https://mcp.example.com',
+            login: { client_id_env: 'C', client_secret_env: 'S' },
+          },
+        },
         observability: { tracing: { endpoint: 'http://collector:4318/v1/traces' } },
         auth: {
           oauth: {

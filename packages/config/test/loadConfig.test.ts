@@ -99,6 +99,7 @@ describe('loadConfig from a file', () => {
         sandbox: 'bwrap',
         network: true,
         limits: { memory_mb: 256, processes: 16, file_bytes: 1_048_576, cpu_seconds: 7 },
+        credentials: [{ skills: ['gh-*'], env: 'GITHUB_TOKEN', provider: 'github' }],
       },
       resources: { max_text_bytes: 2048, max_binary_bytes: 4096 },
       jobs: { ttl_seconds: 60, max_per_session: 2 },
@@ -151,7 +152,8 @@ describe('loadConfig from a file', () => {
         {
           id: 'github',
           url: 'https://mcp.example.com/mcp',
-          headers_from_env: { Authorization: 'GITHUB_MCP_AUTH' },
+          headers_from_env: { 'X-Tenant': 'GITHUB_TENANT' },
+          auth: { provider: 'github', discovery: { headers_from_env: { Authorization: 'GITHUB_MCP_AUTH' } } },
           description: 'GitHub issues and pull requests.',
           skill: 'none',
           tools: ['issue_*'],
@@ -179,6 +181,35 @@ describe('loadConfig from a file', () => {
           max_tool_description_bytes: 4096,
         },
       ],
+      credentials: {
+        store: 'redis',
+        file: '/var/lib/skillgate/credentials.json',
+        keys: [
+          { id: 'k2', env: 'SKILLGATE_CREDENTIALS_KEY' },
+          { id: 'k1', file: '/run/secrets/skillgate-k1' },
+        ],
+        connect: {
+          public_url: 'https://connect.example.com',
+          login: {
+            client_id_env: 'SKILLGATE_CONNECT_CLIENT_ID',
+            client_secret_env: 'SKILLGATE_CONNECT_CLIENT_SECRET',
+          },
+        },
+        providers: [
+          {
+            id: 'github',
+            oauth: {
+              authorization_endpoint: 'https://github.com/login/oauth/authorize',
+              token_endpoint: 'https://github.com/login/oauth/access_token',
+              client_id_env: 'GH_CLIENT_ID',
+              client_secret_env: 'GH_CLIENT_SECRET',
+              scopes: ['repo'],
+              token_endpoint_auth_method: 'client_secret_basic',
+            },
+          },
+          { id: 'acme', secret: { label: 'ACME API key' } },
+        ],
+      },
       logging: { level: 'debug', format: 'pretty', log_arguments: true },
       observability: {
         tracing: {

@@ -93,6 +93,7 @@ describe('parseConfig defaults', () => {
         sandbox: 'auto',
         network: false,
         limits: { memory_mb: 1024, processes: 128, file_bytes: 67_108_864, cpu_seconds: 300 },
+        credentials: [],
       },
       resources: { max_text_bytes: 262_144, max_binary_bytes: 5_242_880 },
       jobs: { ttl_seconds: 3600, max_per_session: 16 },
@@ -109,6 +110,7 @@ describe('parseConfig defaults', () => {
       state: { backend: 'memory', redis_url_env: 'SKILLGATE_REDIS_URL', key_prefix: 'skillgate:' },
       clients: KNOWN_CLIENT_PROFILES.map((p) => ({ match: { ...p.match }, disclosure: p.disclosure })),
       upstreams: [],
+      credentials: { store: 'auto', keys: [], connect: {}, providers: [] },
       logging: { level: 'info', format: 'auto', log_arguments: false },
       observability: {
         tracing: {

@@ -1,27 +1,5 @@
 import { z } from 'zod';
-import { isLoopbackHost } from '../isLoopbackHost.js';
-import { count, envName, glob } from './fieldTypes.js';
-
-// RFC 6749 §3.3: a scope token is printable ASCII without space, " or \.
-const scopeToken = z
-  .string()
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be an OAuth scope (printable ASCII, no space, " or \\)');
-
-// Where the gateway fetches keys and metadata from: https, or http only on a loopback address (a test
-// or a sidecar IdP); tokens verified against keys fetched in the clear over a network could be forged.
-const isSecureUrl = (value: string): boolean => {
-  try {
-    const url = new URL(value);
-    if (url.username !== '' || url.password !== '' || url.hash !== '') return false;
-    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-  } catch {
-    return false;
-  }
-};
-
-const secureUrl = z
-  .string()
-  .refine(isSecureUrl, 'must be an https:// URL (http:// only on a loopback address), without credentials');
+import { count, envName, glob, scopeToken, secureUrl } from './fieldTypes.js';
 
 const grantSkills = z.array(glob).min(1).describe('Globs of the skills this grant gives.');
 

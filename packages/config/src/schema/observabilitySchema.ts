@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { envName, isHttpUrl } from './fieldTypes.js';
-import { headerName } from './upstreamsSchema.js';
+import { envName, headerName, isHttpUrl } from './fieldTypes.js';
 
 /** Every `observability.tracing.protocol`: OTLP over HTTP, protobuf or JSON bodies. */
 const TRACING_PROTOCOLS = ['http/protobuf', 'http/json'] as const;

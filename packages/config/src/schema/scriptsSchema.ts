@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { count, envName, seconds } from './fieldTypes.js';
+import { providerId } from './credentialsSchema.js';
+import { count, envName, glob, seconds } from './fieldTypes.js';
 
 /** Highest `max_args`: 4,096 pointers and NULs stay far below ARG_MAX beside the longest args. */
 const MAX_ARGS = 4096;
@@ -90,9 +91,35 @@ export const scriptsSchema = z
         "Let sandboxed scripts use the network (the host's, loopback and the gateway's port included).",
       ),
     limits: limitsSchema.prefault({}),
+    credentials: z
+      .array(
+        z.strictObject({
+          skills: z.array(glob).min(1).describe('Globs of the skills whose scripts get the credential.'),
+          env: envName.describe('The environment variable the script finds it in.'),
+          provider: providerId.describe('The credentials.providers id whose connection or secret it is.'),
+        }),
+      )
+      .max(256)
+      .default([])
+      .describe(
+        "The caller's own credential as a script's environment variable: { skills: [globs], env, provider } (docs/credentials.md); a caller without it is asked to connect and the script does not start.",
+      ),
   })
   // Checked on the section, not the root, so it is reported together with problems in other sections.
   .superRefine((scripts, ctx) => {
+    scripts.credentials.forEach((credential, i) => {
+      // A passed-through variable of the same name would be the gateway's own value for whoever lacks one.
+      if (
+        scripts.env_passthrough.includes(credential.env) ||
+        ['SKILL_NAME', 'SKILL_DIR'].includes(credential.env)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['credentials', i, 'env'],
+          message: `"${credential.env}" is already set for scripts (env_passthrough, SKILL_NAME, SKILL_DIR)`,
+        });
+      }
+    });
     if (scripts.default_timeout > scripts.max_timeout) {
       ctx.addIssue({
         code: 'custom',

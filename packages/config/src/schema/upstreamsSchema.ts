@@ -1,25 +1,7 @@
 import { MAX_DESCRIPTION_CHARS } from '@skillgate/skills';
 import { z } from 'zod';
-import { count, envName, glob, isHttpUrl, seconds } from './fieldTypes.js';
-
-// Header names (RFC 9110 tokens) the transport sets itself cannot come from config.
-const RESERVED_HEADERS = new Set([
-  'accept',
-  'content-type',
-  'content-length',
-  'host',
-  'connection',
-  'transfer-encoding',
-  'mcp-session-id',
-  'mcp-protocol-version',
-  'last-event-id',
-]);
-
-/** An HTTP header name a config may set. */
-export const headerName = z
-  .string()
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be an HTTP header name')
-  .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the MCP transport itself');
+import { upstreamAuthSchema } from './credentialsSchema.js';
+import { count, envName, glob, headerName, isHttpUrl, seconds } from './fieldTypes.js';
 
 const upstreamSchema = z
   .strictObject({
@@ -46,6 +28,11 @@ const upstreamSchema = z
       .optional()
       .describe(
         'HTTP headers sent to the upstream: header name -> environment variable holding its whole value.',
+      ),
+    auth: upstreamAuthSchema
+      .optional()
+      .describe(
+        'Credentials for an HTTP upstream (docs/credentials.md): { provider, header? } | { token_exchange } | { client_credentials }, with discovery? for listing.',
       ),
     env_from: z
       .record(envName, envName)
@@ -119,6 +106,21 @@ const upstreamSchema = z
     if (upstream.url === undefined && upstream.headers_from_env !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['headers_from_env'], message: 'only applies to url upstreams' });
     }
+    if (upstream.url === undefined && upstream.auth !== undefined) {
+      // A stdio upstream is one process for every caller: it keeps its configured environment.
+      ctx.addIssue({ code: 'custom', path: ['auth'], message: 'only applies to url upstreams' });
+    }
+    const authHeader = upstream.auth === undefined ? undefined : (upstream.auth.header ?? 'Authorization');
+    const clash = Object.keys(upstream.headers_from_env ?? {}).find(
+      (name) => name.toLowerCase() === authHeader?.toLowerCase(),
+    );
+    if (clash !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headers_from_env', clash],
+        message: 'is the header auth sets; remove one of them',
+      });
+    }
     if (upstream.command === undefined && upstream.sandbox !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'only applies to command upstreams' });
     }
@@ -133,7 +135,7 @@ export const upstreamsSchema = z
   .max(256)
   .default([])
   .describe(
-    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: 4, max_result_bytes: 1048576, max_tools: 256, max_tool_schema_bytes: 16384, max_tool_description_bytes: 4096 }.',
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, auth?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: 4, max_result_bytes: 1048576, max_tools: 256, max_tool_schema_bytes: 16384, max_tool_description_bytes: 4096 }.',
   )
   .superRefine((upstreams, ctx) => {
     const seen = new Set<string>();
