@@ -1,4 +1,9 @@
 export {
+  type AuthorizationClient,
+  type AuthorizationServer,
+  startAuthorizationServer,
+} from './authorizationServer.js';
+export {
   createTestRepo,
   type FileServer,
   type GitServer,

@@ -1,4 +1,5 @@
 import type { LogFormat, LogLevel, SkillgateConfig } from '@skillgate/config';
+import type { CredentialsSettings } from '@skillgate/credentials';
 import type { RunnerOptions, SandboxMode } from '@skillgate/runner';
 import type { UpstreamDefinition } from '@skillgate/upstreams';
 import type { CatalogSettings } from '../core/catalogSource.js';
@@ -10,6 +11,7 @@ import type { ReadLimits } from '../tools/toolResults.js';
 import { type AuthSettings, authSettings } from './authSettings.js';
 import { catalogSettings } from './catalogSettings.js';
 import type { StartupSettings } from './checkStartup.js';
+import { credentialSecretEnvNames, credentialsSettings } from './credentialsSettings.js';
 import { type OperatorSettings, operatorSettings } from './operatorSettings.js';
 import { type SourcesSettings, sourcesSettings } from './sourcesSettings.js';
 import type { TracingSettings } from './startTracing.js';
@@ -69,6 +71,8 @@ export interface GatewaySettings {
   /** The script runner's limits, minus what start-up decides (sandbox, environment). */
   readonly scripts: Omit<RunnerOptions, 'sandbox' | 'envDeny' | 'sourceEnv'>;
   readonly upstreams: readonly UpstreamDefinition[];
+  /** Per-principal and the gateway's own credentials (docs/credentials.md), or undefined when none is configured. */
+  readonly credentials: CredentialsSettings | undefined;
   /** Bounds of read tools and `skill://` reads (`resources.*`). */
   readonly readLimits: ReadLimits;
   /** Longest client string kept (`server.max_client_string_chars`). */
@@ -86,10 +90,15 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
   const { server, scripts, skills, sessions, observability } = config;
   const auth = authSettings(config);
   const tracing = observability.tracing;
+  const credentials = credentialsSettings(config);
   return {
     server: { host: server.host, port: server.port, shutdownGraceMs: server.shutdown_grace_seconds * 1000 },
     logging: { level: config.logging.level, format: config.logging.format },
-    secretEnvNames: [...auth.secretEnvNames, ...Object.values(tracing.headers_from_env)],
+    secretEnvNames: [
+      ...auth.secretEnvNames,
+      ...Object.values(tracing.headers_from_env),
+      ...credentialSecretEnvNames(credentials),
+    ],
     startup: {
       redisUrlEnv: config.state.backend === 'redis' ? config.state.redis_url_env : undefined,
       skillRoots: skills.roots,
@@ -182,6 +191,7 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
       },
     },
     upstreams: upstreamSettings(config),
+    credentials,
     readLimits: {
       maxTextBytes: config.resources.max_text_bytes,
       maxBinaryBytes: config.resources.max_binary_bytes,
