@@ -124,6 +124,26 @@ interface CacheEntry {
   readonly until: number;
 }
 
+/** Makes room in a bounded map: expired entries first; if none, the oldest (Map order is insertion order). */
+function makeRoomIn(map: Map<string, { readonly until: number }>, max: number, t: number): void {
+  if (map.size < max) return;
+  for (const [k, entry] of map) if (entry.until <= t) map.delete(k);
+  const oldest = map.keys().next();
+  if (map.size >= max && oldest.done !== true) map.delete(oldest.value);
+}
+
+/** A map's entry for key while it is still valid at t; an expired one is deleted. */
+function freshIn<T extends { readonly until: number }>(
+  map: Map<string, T>,
+  key: string,
+  t: number,
+): T | undefined {
+  const entry = map.get(key);
+  if (entry === undefined || entry.until > t) return entry;
+  map.delete(key);
+  return undefined;
+}
+
 /**
  * Builds the verifier: JWTs against the issuer's keys (docs/auth.md, "Verification"), opaque tokens by
  * introspection when configured. Every accepted token is remembered, keyed by its hash, until it expires.
@@ -251,21 +271,9 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     };
   };
 
-  /** Makes room in a bounded map: expired entries first; if none, the oldest (Map order is insertion order). */
-  const makeRoom = (map: Map<string, { readonly until: number }>) => {
-    if (map.size < maxCached) return;
-    const t = now();
-    for (const [k, entry] of map) if (entry.until <= t) map.delete(k);
-    const oldest = map.keys().next();
-    if (map.size >= maxCached && oldest.done !== true) map.delete(oldest.value);
-  };
-
-  const fresh = <T extends { readonly until: number }>(map: Map<string, T>, key: string): T | undefined => {
-    const entry = map.get(key);
-    if (entry === undefined || entry.until > now()) return entry;
-    map.delete(key);
-    return undefined;
-  };
+  const makeRoom = (map: Map<string, { readonly until: number }>) => makeRoomIn(map, maxCached, now());
+  const fresh = <T extends { readonly until: number }>(map: Map<string, T>, key: string): T | undefined =>
+    freshIn(map, key, now());
 
   // Checks under way by token hash: the same new token sent by many requests at once is checked once.
   const checking = new Map<string, Promise<VerifiedToken>>();

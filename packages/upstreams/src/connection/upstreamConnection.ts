@@ -1,29 +1,20 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  type Client,
-  PROTOCOL_VERSION_META_KEY,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { createSlotPool } from '@skillgate/runner';
+import type { Client } from '@modelcontextprotocol/client';
 import type { UpstreamSnapshot } from '@skillgate/skills';
-import { createHttpToolCaller } from '../calls/httpToolCall.js';
 import { createOversizeGuard } from '../calls/oversizeGuard.js';
 import { createProgressRelay } from '../calls/progressRelay.js';
-import { createStdioToolCaller } from '../calls/stdioToolCall.js';
 import { callUpstreamTool } from '../calls/upstreamCall.js';
 import { describeError } from '../describeError.js';
 import type { DirectToolCaller, UpstreamCallOptions, UpstreamCallResult, UpstreamLogger } from '../types.js';
 import { UpstreamsError } from '../upstreamsError.js';
-import { type CallPoster, createCallPoster } from '../wire/callPoster.js';
-import { configuredHeaders } from '../wire/configuredHeaders.js';
-import { createNodeFetch, type NodeFetch } from '../wire/nodeFetch.js';
 import { createExposedTools } from './exposedTools.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
+import { createRelistThrottle } from './relistThrottle.js';
 import { createRetrySchedule } from './retrySchedule.js';
-import { createUpstreamClient, serverInfoOf, UPSTREAM_CLIENT_CAPABILITIES } from './upstreamClient.js';
+import { createUpstreamClient, serverInfoOf } from './upstreamClient.js';
+import { upstreamSlots } from './upstreamSlots.js';
 import { createUpstreamStatus } from './upstreamStatus.js';
 import { createUpstreamTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
+import { createUpstreamWire } from './upstreamWire.js';
 
 /** What one connection needs from the pool (the transport's part is passed on to each attempt's transport). */
 export interface UpstreamConnectionOptions
@@ -51,18 +42,11 @@ export interface UpstreamConnection {
   close(): Promise<void>;
 }
 
-// Calls waiting for a slot of one upstream; past it a call is refused at once (docs/limits.md).
-const MAX_QUEUED_CALLS = 1024;
-
 // Starting a server (npx, a JIT) may take longer than one call is allowed to.
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
-// Room for the JSON-RPC envelope around a result of max_result_bytes in one HTTP answer or event.
-const CALL_ENVELOPE_BYTES = 64 * 1024;
 // Three answers over max_result_bytes from one tool to one principal within a minute: that principal's calls
 // of the tool are refused for 30 s (docs/limits.md, "Answers of a call").
 const OVERSIZE_REFUSAL = { strikes: 3, windowMs: 60_000, refuseMs: 30_000, maxEntries: 10_000 } as const;
-// A call's event stream carries its answer and notifications (progress): a few answers' worth in all.
-const STREAM_ANSWERS = 4;
 // An upstream that changes its list continuously is listed again at most this often: each relisting parses
 // every tool and rebuilds the catalog, and a list changed every 120 ms cost the other callers' p99 2.5×
 // (docs/upstreams.md, "A list that keeps changing").
@@ -80,19 +64,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     options.logger?.[level]({ upstream: definition.id, ...fields }, message);
   };
   const exposedTools = createExposedTools(definition.tools, definition.listing);
-  // The runner's slot pool: a per-principal share, so one tenant cannot hold every slot of the upstream;
-  // waiting for a slot counts against the call's timeout.
-  const slots = createSlotPool({
-    maxConcurrent: definition.maxConcurrent,
-    maxConcurrentPerPrincipal: Math.min(definition.maxConcurrentPerPrincipal, definition.maxConcurrent),
-    maxQueue: MAX_QUEUED_CALLS,
-    queueTimeoutMs: definition.timeoutSeconds * 1000,
-    wording: {
-      runs: `calls to upstream ${definition.id}`,
-      maxKey: 'max_concurrent',
-      perPrincipalKey: 'max_concurrent_per_principal',
-    },
-  });
+  const slots = upstreamSlots(definition);
   const status = createUpstreamStatus({ definition, changed: options.changed });
   const oversize = createOversizeGuard(OVERSIZE_REFUSAL);
   const progress = createProgressRelay({
@@ -107,22 +79,9 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   let pending: Client | undefined;
   let generation = 0;
   let closing = false;
-  // The one relisting waiting for its turn, and when the last one started.
-  let relistTimer: NodeJS.Timeout | undefined;
-  let lastRelistAt = Number.NEGATIVE_INFINITY;
+  const relisting = createRelistThrottle(RELIST_MIN_INTERVAL_MS);
   const connectTimeoutMs = Math.max(definition.timeoutSeconds * 1000, MIN_CONNECT_TIMEOUT_MS);
-  // A result may be escaped on the wire; past this the server is broken, not just verbose.
-  const maxMessageBytes = Math.max(definition.maxResultBytes * 4, 16 * 1024 * 1024);
-  // HTTP upstreams: one set of kept-alive connections for the connection's life.
-  const http: NodeFetch | undefined =
-    definition.url === undefined
-      ? undefined
-      : createNodeFetch({
-          maxBodyBytes: maxMessageBytes,
-          maxCallAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
-        });
-  // Its tools/call POSTs (httpToolCall.ts): their own kept-alive connections, read without streams.
-  const poster: CallPoster | undefined = definition.url === undefined ? undefined : createCallPoster();
+  const wire = createUpstreamWire({ definition, env: options.env, clientInfo: options.clientInfo, progress });
 
   // The connection broke or could not be made: down, keep the last tools, try again after the backoff.
   const fail = (gen: number, reason: string): void => {
@@ -162,26 +121,21 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         cwd: options.cwd,
         bwrap: options.bwrap,
         guard: options.guard,
-        http,
-        maxMessageBytes,
+        http: wire.http,
+        maxMessageBytes: wire.maxMessageBytes,
         stderrBytesPerMinute: options.stderrBytesPerMinute,
         stderrLine: (line) => log('info', `[${definition.id}] ${line}`, { stderr: true }),
       });
       current = createUpstreamClient({
         definition,
         clientInfo: options.clientInfo,
-        toolsChanged: () => {
-          // Changes while a relisting waits are seen by that relisting.
-          if (relistTimer !== undefined) return;
-          const wait = Math.max(0, lastRelistAt + RELIST_MIN_INTERVAL_MS - performance.now());
-          relistTimer = setTimeout(() => {
-            relistTimer = undefined;
+        toolsChanged: () =>
+          relisting.request(() => {
             const live = client;
-            if (live === undefined || gen !== generation) return;
-            lastRelistAt = performance.now();
+            if (live === undefined || gen !== generation) return false;
             void refreshTools(gen, live);
-          }, wait);
-        },
+            return true;
+          }),
       });
       pending = current;
       // The transport's last error is why it closed: "connection closed" alone hid every real cause.
@@ -203,7 +157,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         return;
       }
       client = current;
-      direct = directCaller(current);
+      direct = wire.directCaller(current);
       const listed = await current.listTools(undefined, { timeout: connectTimeoutMs });
       if (gen !== generation) return;
       sdkOnly = headerMirroredTools(listed.tools);
@@ -237,35 +191,6 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     }
   };
 
-  // The direct tools/call path of a connected HTTP client: its session, era and the configured headers.
-  const directCaller = (connected: Client): DirectToolCaller | undefined => {
-    const transport = connected.transport;
-    const version = connected.getNegotiatedProtocolVersion();
-    // A stdio server: taken after the progress relay, so progress still reaches its callers first.
-    if (definition.url === undefined)
-      return transport === undefined ? undefined : createStdioToolCaller(transport);
-    if (poster === undefined || version === undefined) return undefined;
-    if (!(transport instanceof StreamableHTTPClientTransport)) return undefined;
-    return createHttpToolCaller({
-      url: new URL(definition.url),
-      poster,
-      headers: configuredHeaders(definition, options.env),
-      protocolVersion: version,
-      sessionId: transport.sessionId,
-      envelope:
-        connected.getProtocolEra() === 'modern'
-          ? {
-              [PROTOCOL_VERSION_META_KEY]: version,
-              [CLIENT_INFO_META_KEY]: { ...options.clientInfo },
-              [CLIENT_CAPABILITIES_META_KEY]: UPSTREAM_CLIENT_CAPABILITIES,
-            }
-          : undefined,
-      maxAnswerBytes: definition.maxResultBytes + CALL_ENVELOPE_BYTES,
-      maxStreamBytes: (definition.maxResultBytes + CALL_ENVELOPE_BYTES) * STREAM_ANSWERS,
-      onMessage: (message) => progress.deliver(message),
-    });
-  };
-
   return {
     start: connect,
     snapshot: status.snapshot,
@@ -289,7 +214,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     async close() {
       closing = true;
       retry.stop();
-      clearTimeout(relistTimer);
+      relisting.cancel();
       generation += 1;
       const old = [client, pending];
       client = undefined;
@@ -297,8 +222,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       pending = undefined;
       slots.close();
       await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
-      http?.close();
-      poster?.close();
+      wire.close();
     },
   };
 }
