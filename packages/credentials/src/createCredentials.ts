@@ -3,7 +3,7 @@ import type { RedisConnection } from '@skillgate/state';
 import type { Configuration, TokenEndpointResponse } from 'openid-client';
 import picomatch from 'picomatch';
 import { CredentialsError, type CredentialsErrorCode } from './credentialsError.js';
-import { type ConnectFlow, createConnectFlows } from './flows/connectFlows.js';
+import { type ConnectFlow, createConnectFlows, freshLogin } from './flows/connectFlows.js';
 import { createRequestStateCodec, type RequestStateCodec } from './flows/requestState.js';
 import { createKeyRing, loadKeys } from './keys/keyRing.js';
 import {
@@ -136,8 +136,11 @@ export interface Credentials {
   discoveryHeaders(upstream: string): Promise<Readonly<Record<string, string>> | undefined>;
   /** The `scripts.credentials` variables of a skill's scripts for a principal (an empty env when none apply). */
   scriptEnv(skill: string, principal: string): Promise<ScriptEnvAnswer>;
-  /** The upstream answered 401 to headers from headersFor: the next headersFor fetches or refreshes once. */
-  onUpstream401(upstream: string, principal: string): void;
+  /**
+   * The upstream answered 401 to `sent` (the headers headersFor gave): that token is dropped, so the next
+   * headersFor fetches (client credentials, exchange) or refreshes (a connection) once.
+   */
+  onUpstream401(upstream: string, principal: string, sent?: Readonly<Record<string, string>>): Promise<void>;
   /** The principal's pending flow for the provider, or a new one (10 minutes, single-use). */
   startFlow(principal: string, provider: string): Promise<FlowLink>;
   /** A live flow, or undefined. */
@@ -510,24 +513,25 @@ export function createCredentials(options: CredentialsOptions): Credentials {
       return { kind: 'env', env: out };
     },
 
-    onUpstream401(upstream, principal) {
+    async onUpstream401(upstream, principal, sent) {
       const auth = upstreams.get(upstream);
       if (auth === undefined) return;
+      // The token that was refused: only it is dropped (a late 401 must not drop a token fetched since).
+      const header = auth.kind === 'provider' && auth.header !== undefined ? auth.header : 'Authorization';
+      const value = sent === undefined ? undefined : headerValue(sent, header);
+      const refusedToken =
+        value === undefined || header !== 'Authorization' ? value : value.replace(/^Bearer /, '');
       if (
         auth.kind === 'client_credentials' ||
         (auth.kind === 'token_exchange' && auth.exchange.staticPrincipals === 'client_credentials')
       ) {
-        tokens.invalidate(`cc:${upstream}`);
+        tokens.invalidate(`cc:${upstream}`, refusedToken);
       }
       if (auth.kind === 'token_exchange') tokens.invalidatePrefix(`x:${upstream}:${principal}\n`);
       if (auth.kind === 'provider') {
-        const key = `${principal}\n${auth.provider}`;
-        void vault.get(principal, auth.provider).then(
-          (credential) => {
-            if (credential?.kind === 'oauth') rejected.set(key, credential.accessToken);
-          },
-          () => undefined,
-        );
+        const credential = refusedToken === undefined ? await vault.get(principal, auth.provider) : undefined;
+        const token = refusedToken ?? (credential?.kind === 'oauth' ? credential.accessToken : undefined);
+        if (token !== undefined) rejected.set(`${principal}\n${auth.provider}`, token);
       }
     },
 
@@ -593,9 +597,9 @@ export function createCredentials(options: CredentialsOptions): Credentials {
         throw new CredentialsError('FLOW_INVALID', 'this callback is unknown, used or expired');
       if (flow.login !== undefined && secret === flow.login.state) {
         const { login } = flow;
-        // The sign-in is single-use: the flow forgets it before the code is redeemed.
-        const { login: _used, ...rest } = flow;
-        await flows.save(rest);
+        // Each sign-in state is single-use: the flow gets a new one before this one's code is redeemed (a
+        // refused sign-in, someone else's, leaves the flow to its own principal).
+        await flows.save({ ...flow, login: freshLogin() });
         let claims: Record<string, unknown> | undefined;
         try {
           const response = await redeemCallback(await loginConfig(), url, {
@@ -722,6 +726,9 @@ export function createCredentials(options: CredentialsOptions): Credentials {
     close: () => store.close(),
   };
 }
+
+const headerValue = (headers: Readonly<Record<string, string>>, name: string): string | undefined =>
+  Object.entries(headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
 
 // A header value may not hold control characters (CR and LF least of all).
 const hasControl = (value: string): boolean =>

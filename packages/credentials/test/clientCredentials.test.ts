@@ -46,12 +46,24 @@ describe('client credentials (the gateway as itself)', () => {
 
     await credentials.headersFor('reports', 'token:p0');
     expect(server.tokenRequests('client_credentials') - before).toBe(1);
-    credentials.onUpstream401('reports', 'token:p0');
+    await credentials.onUpstream401(
+      'reports',
+      'token:p0',
+      answers[0]?.kind === 'headers' ? answers[0].headers : undefined,
+    );
     const again = await Promise.all(
       Array.from({ length: 5 }, () => credentials.headersFor('reports', 'token:p0')),
     );
     expect(server.tokenRequests('client_credentials') - before).toBe(2);
     expect(again[0]).not.toEqual(answers[0]);
+    // A late 401 for the old token (another call in flight) does not drop the new one.
+    await credentials.onUpstream401(
+      'reports',
+      'token:p1',
+      answers[1]?.kind === 'headers' ? answers[1].headers : undefined,
+    );
+    await credentials.headersFor('reports', 'token:p1');
+    expect(server.tokenRequests('client_credentials') - before).toBe(2);
     expect(events.filter((e) => e.kind === 'client_credentials')).toEqual([
       { kind: 'client_credentials', provider: 'reports', outcome: 'ok' },
       { kind: 'client_credentials', provider: 'reports', outcome: 'ok' },

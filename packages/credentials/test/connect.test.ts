@@ -171,6 +171,24 @@ describe('a provider connection (authorization code + PKCE)', () => {
     expect(logged).toContain('REFRESH_REFUSED');
   });
 
+  it('refreshes once after the upstream answered 401 to a token that had not expired', async () => {
+    const credentials = createCredentials({
+      settings: settingsWith({ providers: [oauthProvider(server.issuer)], upstreams: [upstream] }),
+      env: testEnv(),
+    });
+    await connectOver(credentials, 'token:alice');
+    const first = tokenOf(await credentials.headersFor('gh', 'token:alice'));
+    const before = server.tokenRequests('refresh_token');
+    const sent = await credentials.headersFor('gh', 'token:alice');
+    await credentials.onUpstream401('gh', 'token:alice', sent.kind === 'headers' ? sent.headers : undefined);
+    const [again] = await Promise.all([1, 2, 3].map(() => credentials.headersFor('gh', 'token:alice')));
+    expect(tokenOf(again ?? sent)).not.toBe(first);
+    // A late 401 for the refused token drops nothing more.
+    await credentials.onUpstream401('gh', 'token:alice', sent.kind === 'headers' ? sent.headers : undefined);
+    tokenOf(await credentials.headersFor('gh', 'token:alice'));
+    expect(server.tokenRequests('refresh_token') - before).toBe(1);
+  });
+
   it('revokes the tokens at the provider on disconnect (RFC 7009) and forgets the connection', async () => {
     const credentials = createCredentials({
       settings: settingsWith({ providers: [oauthProvider(server.issuer)], upstreams: [upstream] }),

@@ -72,7 +72,7 @@ describe('token exchange (RFC 8693)', () => {
     // Cached: a later call asks nothing; a 401 from the upstream drops that principal's token only.
     await credentials.headersFor('search', 'oauth:x:alice', alice);
     expect(server.tokenRequests('urn:ietf:params:oauth:grant-type:token-exchange') - before).toBe(2);
-    credentials.onUpstream401('search', 'oauth:x:alice');
+    await credentials.onUpstream401('search', 'oauth:x:alice');
     await credentials.headersFor('search', 'oauth:x:bob', bob);
     await credentials.headersFor('search', 'oauth:x:alice', alice);
     expect(server.tokenRequests('urn:ietf:params:oauth:grant-type:token-exchange') - before).toBe(3);

@@ -29,9 +29,16 @@ export interface ConnectFlows {
   peek(id: string): Promise<ConnectFlow | undefined>;
   /** Uses a flow up: of concurrent takes (any replica), one gets it. */
   take(flow: ConnectFlow): Promise<ConnectFlow | undefined>;
-  /** Stores a changed flow (its login done) for the rest of its life. */
+  /** Stores a changed flow (a new sign-in state) for the rest of its life, if it was not taken meanwhile. */
   save(flow: ConnectFlow): Promise<void>;
 }
+
+/** New secrets for a flow's sign-in redirect. */
+export const freshLogin = (): NonNullable<ConnectFlow['login']> => ({
+  state: randomState(),
+  verifier: randomPKCECodeVerifier(),
+  nonce: randomNonce(),
+});
 
 const pendingKeyOf = (principal: string, provider: string): string =>
   createHash('sha256')
@@ -74,7 +81,7 @@ export function createConnectFlows(
     return open(id, await store.peekFlow(id));
   };
 
-  const save = async (flow: ConnectFlow): Promise<void> => {
+  const save = async (flow: ConnectFlow, onlyIfPresent: boolean): Promise<void> => {
     const ttl = flow.expiresAt - now();
     if (ttl <= 0) return;
     await store.putFlow(
@@ -82,6 +89,7 @@ export function createConnectFlows(
       ring.seal(JSON.stringify(flow), contextOf(flow.id)),
       pendingKeyOf(flow.principal, flow.provider),
       ttl,
+      { onlyIfPresent },
     );
   };
 
@@ -100,17 +108,15 @@ export function createConnectFlows(
         expiresAt: now() + FLOW_TTL_MS,
         state: randomState(),
         verifier: randomPKCECodeVerifier(),
-        ...(options.withLogin
-          ? { login: { state: randomState(), verifier: randomPKCECodeVerifier(), nonce: randomNonce() } }
-          : {}),
+        ...(options.withLogin ? { login: freshLogin() } : {}),
       };
-      await save(flow);
+      await save(flow, false);
       return flow;
     },
     peek,
     async take(flow) {
       return open(flow.id, await store.takeFlow(flow.id, pendingKeyOf(flow.principal, flow.provider)));
     },
-    save,
+    save: (flow) => save(flow, true),
   };
 }

@@ -23,9 +23,15 @@ export interface CredentialStore {
   counts(): Promise<Readonly<Record<string, number>>>;
   /**
    * Keeps a sealed flow for ttlMs under its id, and as the pending flow of `pendingKey` (principal + provider)
-   * for as long.
+   * for as long. onlyIfPresent: only a flow still there is changed (a taken flow is never brought back).
    */
-  putFlow(id: string, sealed: string, pendingKey: string, ttlMs: number): Promise<void>;
+  putFlow(
+    id: string,
+    sealed: string,
+    pendingKey: string,
+    ttlMs: number,
+    options?: { readonly onlyIfPresent?: boolean },
+  ): Promise<void>;
   /** The pending flow id of a principal + provider key, if one has not expired. */
   pendingFlow(pendingKey: string): Promise<string | undefined>;
   /** Reads a flow without using it up. */

@@ -165,7 +165,8 @@ export function createFileStore(options: FileStoreOptions): CredentialStore {
       }
       return counts;
     },
-    async putFlow(id, sealed, pendingKey, ttlMs) {
+    async putFlow(id, sealed, pendingKey, ttlMs, putOptions) {
+      if (putOptions?.onlyIfPresent === true && liveFlow(id) === undefined) return;
       flows.set(id, { sealed, pendingKey, expiresAt: now() + ttlMs });
       pending.set(pendingKey, id);
       // Expired flows are dropped as they are met; sweep the rest here so abandoned ones do not pile up.

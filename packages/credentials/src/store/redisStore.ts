@@ -96,7 +96,11 @@ export function createRedisStore(options: RedisStoreOptions): CredentialStore {
       }
       return counts;
     },
-    async putFlow(id, sealed, pending, ttlMs) {
+    async putFlow(id, sealed, pending, ttlMs, putOptions) {
+      if (putOptions?.onlyIfPresent === true) {
+        await run((c) => c.set(flowKey(id), sealed, 'PX', ttlMs, 'XX'));
+        return;
+      }
       await run((c) =>
         c.multi().set(flowKey(id), sealed, 'PX', ttlMs).set(pendingKey(pending), id, 'PX', ttlMs).exec(),
       );
