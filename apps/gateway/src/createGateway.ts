@@ -80,7 +80,8 @@ function logFormat(format: LogFormat, options: GatewayOptions): 'json' | 'pretty
 export async function createGateway(config: SkillgateConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
   const settings = gatewaySettings(config);
-  // Read once: the log, usage records and upstream answers redact these values.
+  // Read once: one redactor of these values serves the log, spans, usage records and the operator page, and
+  // upstream answers never pass them on.
   const secrets = secretValues(settings, env);
   const log =
     options.logger ??
@@ -88,7 +89,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
       level: settings.logging.level,
       format: logFormat(settings.logging.format, options),
       destination: options.logDestination,
-      secrets: secrets.logged,
+      redact: secrets.redact,
     });
   // Before anything that holds the process open: a failed start-up exits at once.
   await checkStartup(settings.startup, env, log);
@@ -109,12 +110,10 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     infrastructure,
     disclosure: access.disclosure,
     log,
-    secrets: secrets.env,
   });
   const serving = composeServing({
     config,
     settings,
-    env,
     log,
     infrastructure,
     access,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { waitFor } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayLogger } from '../src/observability/createGatewayLogger.js';
+import { createSecretRedactor } from '../src/observability/redactSecrets.js';
 import { cliArgs } from './helpers/cliCommand.js';
 import { EXAMPLES_ROOT, REPO_ROOT } from './helpers/testGateway.js';
 
@@ -132,7 +133,7 @@ describe('log format', () => {
     const log = createGatewayLogger({
       level: 'info',
       format,
-      secrets: [SECRET],
+      redact: createSecretRedactor([SECRET]),
       destination: {
         write: (line: string) => {
           out += line;

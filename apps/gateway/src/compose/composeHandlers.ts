@@ -18,8 +18,6 @@ export interface HandlersOptions {
   readonly infrastructure: Infrastructure;
   readonly disclosure: DisclosurePolicy;
   readonly log: FastifyBaseLogger;
-  /** Values usage records redact from kept search queries. */
-  readonly secrets: readonly string[];
 }
 
 /** The handlers both eras serve, and what observes their calls. */
@@ -58,7 +56,7 @@ export function composeHandlers(options: HandlersOptions): Handlers {
     store: infrastructure.state.usage,
     metrics,
     keepQueries: settings.keepQueries,
-    secrets: options.secrets,
+    redact: options.infrastructure.secrets.redact,
     maxQueryChars: settings.maxClientStringChars,
     onError: (error) => log.warn({ err: error }, 'skill usage could not be written to the state backend'),
   });

@@ -19,7 +19,6 @@ export interface ServingOptions {
   /** Shown redacted on the operator page; no field of it is read here. */
   readonly config: SkillgateConfig;
   readonly settings: GatewaySettings;
-  readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: FastifyBaseLogger;
   readonly infrastructure: Infrastructure;
   readonly access: Access;
@@ -51,7 +50,7 @@ export interface Serving {
  * new catalog, and builds the HTTP apps that route to them. Nothing listens yet.
  */
 export function composeServing(options: ServingOptions): Serving {
-  const { settings, log, infrastructure, access, handlers, env } = options;
+  const { settings, log, infrastructure, access, handlers } = options;
   const { catalogs, metrics, runner, state, store, jobs, upstreams, sources, tracing } = infrastructure;
   const { disclosure } = access;
   const servers = { catalogs, disclosure, tools: handlers.tools, skills: handlers.skills };
@@ -114,8 +113,7 @@ export function composeServing(options: ServingOptions): Serving {
         usage: handlers.usage,
         stateBackend: state.backend,
       },
-      secretEnvNames: settings.secretEnvNames,
-      env,
+      redact: infrastructure.secrets.redact,
     }),
   });
   const metricsApp =

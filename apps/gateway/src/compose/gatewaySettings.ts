@@ -32,8 +32,9 @@ export interface GatewaySettings {
   };
   readonly logging: { readonly level: LogLevel; readonly format: LogFormat };
   /**
-   * Every variable whose value is a secret: tokens, OAuth client credentials, collector headers (kept from
-   * scripts, stdio upstreams and logs).
+   * Every variable whose value is a secret: tokens, OAuth client credentials, collector headers, upstream
+   * headers and env values, source tokens. Kept from scripts; the one redactor (compose/secretValues.ts) cuts
+   * their values from logs, spans and what upstreams answer.
    */
   readonly secretEnvNames: readonly string[];
   readonly startup: StartupSettings;
@@ -91,13 +92,22 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
   const auth = authSettings(config);
   const tracing = observability.tracing;
   const credentials = credentialsSettings(config);
+  const sources = sourcesSettings(config);
+  const upstreams = upstreamSettings(config);
   return {
     server: { host: server.host, port: server.port, shutdownGraceMs: server.shutdown_grace_seconds * 1000 },
     logging: { level: config.logging.level, format: config.logging.format },
     secretEnvNames: [
-      ...auth.secretEnvNames,
-      ...Object.values(tracing.headers_from_env),
-      ...credentialSecretEnvNames(credentials),
+      ...new Set([
+        ...auth.secretEnvNames,
+        ...Object.values(tracing.headers_from_env),
+        ...credentialSecretEnvNames(credentials),
+        ...upstreams.flatMap((u) => [
+          ...Object.values(u.headersFromEnv ?? {}),
+          ...Object.values(u.envFrom ?? {}),
+        ]),
+        ...sources.tokenEnvNames,
+      ]),
     ],
     startup: {
       redisUrlEnv: config.state.backend === 'redis' ? config.state.redis_url_env : undefined,
@@ -115,7 +125,7 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
             serviceName: tracing.service_name,
           },
     state: stateSettings(config),
-    sources: sourcesSettings(config),
+    sources,
     auth,
     guard: {
       boundHost: server.host,
@@ -190,7 +200,7 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
         cpuSeconds: scripts.limits.cpu_seconds,
       },
     },
-    upstreams: upstreamSettings(config),
+    upstreams,
     credentials,
     readLimits: {
       maxTextBytes: config.resources.max_text_bytes,

@@ -1,4 +1,5 @@
 import { createPrincipalDirectory } from '../auth/principalDirectory.js';
+import type { SecretRedactor } from '../observability/redactSecrets.js';
 import type { OperatorSources } from '../operator/collectOperatorView.js';
 import { createOperatorAccess } from '../operator/operatorAccess.js';
 import type { OperatorPageOptions } from '../operator/operatorPage.js';
@@ -12,26 +13,21 @@ export interface OperatorPageBuildOptions {
   /** The page's data sources, less what the settings say (built here). */
   readonly sources: Omit<
     OperatorSources,
-    'principals' | 'sessionDisclosure' | 'modernDisclosure' | 'effectiveConfig' | 'secrets'
+    'principals' | 'sessionDisclosure' | 'modernDisclosure' | 'effectiveConfig' | 'redact'
   >;
   /**
    * The whole validated config, shown redacted as the page's "effective config": the one reader of the config
    * outside the settings, since showing all of it is the point.
    */
   readonly config: unknown;
-  /** Environment variables whose values are secrets (tokens, OAuth client credentials). */
-  readonly secretEnvNames: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The gateway's redactor: the page never shows a configured secret (tokens, upstream credentials). */
+  readonly redact: SecretRedactor;
 }
 
 /** The operator page's options, or undefined when the MCP endpoint itself is served at `/`. */
 export function operatorPageOptions(options: OperatorPageBuildOptions): OperatorPageOptions | undefined {
-  const { settings, env } = options;
+  const { settings, redact } = options;
   if (settings === undefined) return undefined;
-  // Every value the page must never show: tokens, OAuth client credentials, upstream headers and env values.
-  const secrets = [...options.secretEnvNames, ...settings.upstreamSecretEnvNames].flatMap(
-    (name) => env[name] ?? [],
-  );
   return {
     access: createOperatorAccess({
       adminTokens: settings.adminTokens,
@@ -42,8 +38,8 @@ export function operatorPageOptions(options: OperatorPageBuildOptions): Operator
       principals: createPrincipalDirectory(settings.principals),
       sessionDisclosure: settings.sessionDisclosure,
       modernDisclosure: settings.modernDisclosure,
-      effectiveConfig: redactedConfig(options.config, secrets),
-      secrets,
+      effectiveConfig: redactedConfig(options.config, redact),
+      redact,
     },
   };
 }

@@ -13,8 +13,6 @@ export interface OperatorSettings {
   readonly principals: PrincipalDirectoryOptions;
   readonly sessionDisclosure: Disclosure;
   readonly modernDisclosure: Disclosure;
-  /** Upstream header and environment variables, whose values the page must never show. */
-  readonly upstreamSecretEnvNames: readonly string[];
 }
 
 /**
@@ -43,9 +41,5 @@ export function operatorSettings(config: SkillgateConfig): OperatorSettings | un
     principals: { tokens: auth.tokens, anonymousSkills: auth.anonymous_skills },
     sessionDisclosure: skills.disclosure,
     modernDisclosure: skills.modern_disclosure,
-    upstreamSecretEnvNames: config.upstreams.flatMap((u) => [
-      ...Object.values(u.headers_from_env ?? {}),
-      ...Object.values(u.env_from ?? {}),
-    ]),
   };
 }

@@ -1,19 +1,25 @@
+import { createSecretRedactor, type SecretRedactor } from '../observability/redactSecrets.js';
 import type { GatewaySettings } from './gatewaySettings.js';
-import { sourceTokens } from './sourcesOptions.js';
 
-/** The values of the configured secrets, read from the environment once at start. */
+/** The configured secrets, read from the environment once at start. */
 export interface SecretValues {
-  /** The set values of `secretEnvNames` (tokens, OAuth credentials, collector headers). */
-  readonly env: readonly string[];
-  /** Those and the source fetch tokens: everything the gateway's log redacts. */
-  readonly logged: readonly string[];
+  /**
+   * The set values of every secret variable (`secretEnvNames`: tokens, OAuth client credentials, upstream
+   * headers and env values, collector headers, source tokens): what upstream answers never pass on.
+   */
+  readonly values: readonly string[];
+  /** The one redactor of those values: log lines, span attributes, kept queries, the operator page. */
+  readonly redact: SecretRedactor;
 }
 
-/** Reads every configured secret's value once; the parts that redact receive these lists. */
+/** Reads every configured secret's value once and builds the redactor every part that writes text uses. */
 export function secretValues(
-  settings: Pick<GatewaySettings, 'secretEnvNames' | 'sources'>,
+  settings: Pick<GatewaySettings, 'secretEnvNames'>,
   env: Readonly<Record<string, string | undefined>>,
 ): SecretValues {
-  const values = settings.secretEnvNames.flatMap((name) => env[name] ?? []);
-  return { env: values, logged: [...values, ...sourceTokens(settings.sources, env)] };
+  const values = settings.secretEnvNames.flatMap((name) => {
+    const value = env[name];
+    return value === undefined || value === '' ? [] : [value];
+  });
+  return { values, redact: createSecretRedactor(values) };
 }

@@ -18,10 +18,3 @@ export function sourcesOptions(settings: SourcesSettings, env: Env): SourcesOpti
   const { sources, lockFile, timeoutMs, limits, load } = settings;
   return { sources, lockFile, cacheDir: cacheDirOf(settings, env), timeoutMs, limits, env, load };
 }
-
-/** The values of every source's `token_env` that is set (the logger redacts them). */
-export const sourceTokens = (settings: SourcesSettings, env: Env): string[] =>
-  settings.tokenEnvNames.flatMap((name) => {
-    const value = env[name];
-    return value === undefined || value === '' ? [] : [value];
-  });

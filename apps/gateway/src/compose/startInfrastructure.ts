@@ -49,6 +49,8 @@ export interface Infrastructure {
   readonly upstreamsStarted: Promise<void>;
   readonly catalogs: CatalogSource;
   readonly metrics: Metrics;
+  /** The configured secrets, read once, and the one redactor of them. */
+  readonly secrets: SecretValues;
 }
 
 /**
@@ -58,7 +60,7 @@ export interface Infrastructure {
  */
 export async function startInfrastructure(options: InfrastructureOptions): Promise<Infrastructure> {
   const { config, settings, env, log, secrets } = options;
-  const tracing = startTracing(settings.tracing, env);
+  const tracing = startTracing(settings.tracing, env, secrets.redact);
   // state.backend picks where sessions live: this process, or Redis shared by replicas (docs/scale-out.md).
   const state = await startSharedState({
     ...(tracing === undefined ? {} : { tracing }),
@@ -93,7 +95,7 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
     upstreams: settings.upstreams,
     env,
     log,
-    secrets: secrets.env,
+    secrets: secrets.values,
     bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
   });
   const upstreamsStarted = upstreams.start();
@@ -146,5 +148,6 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
     upstreamsStarted,
     catalogs,
     metrics,
+    secrets,
   };
 }

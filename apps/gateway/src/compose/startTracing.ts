@@ -1,8 +1,9 @@
 import { ConfigError } from '@skillgate/config';
+import type { SecretRedactor } from '../observability/redactSecrets.js';
 import { createTracing, type Tracing, type TracingOptions } from '../observability/tracing.js';
 
 /** `observability.tracing` with an endpoint, before the header variables are read. */
-export interface TracingSettings extends Omit<TracingOptions, 'headers'> {
+export interface TracingSettings extends Omit<TracingOptions, 'headers' | 'redact'> {
   /** Collector header -> the variable holding its value (a secret, kept out of logs). */
   readonly headersFromEnv: Readonly<Record<string, string>>;
 }
@@ -14,6 +15,7 @@ export interface TracingSettings extends Omit<TracingOptions, 'headers'> {
 export function startTracing(
   tracing: TracingSettings | undefined,
   env: Readonly<Record<string, string | undefined>>,
+  redact: SecretRedactor,
 ): Tracing | undefined {
   if (tracing === undefined) return undefined;
   const headers: Record<string, string> = {};
@@ -28,5 +30,5 @@ export function startTracing(
     headers[header] = value;
   }
   const { headersFromEnv: _names, ...rest } = tracing;
-  return createTracing({ ...rest, headers });
+  return createTracing({ ...rest, headers, redact });
 }

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import { escapeJsonLine, escapeRecord } from './escapeControlCharacters.js';
-import { redactSecrets } from './redactSecrets.js';
+import { createSecretRedactor, type SecretRedactor } from './redactSecrets.js';
 
 /** Options of createGatewayLogger. */
 export interface GatewayLoggerOptions {
@@ -12,8 +12,8 @@ export interface GatewayLoggerOptions {
   readonly format?: 'json' | 'pretty';
   /** Where the lines go (default stdout). */
   readonly destination?: DestinationStream;
-  /** Exact secret values (the configured tokens) to remove wherever they appear. */
-  readonly secrets?: readonly string[];
+  /** The gateway's redactor (compose/secretValues.ts); default: token shapes only, no configured values. */
+  readonly redact?: SecretRedactor;
 }
 
 /** The request fields Fastify's request log lines serialize (the same as Fastify's own serializer). */
@@ -92,12 +92,12 @@ function prettyDestination(sink: DestinationStream): DestinationStream {
 
 /**
  * The gateway's logger: credential headers and query strings never serialized, and every line passed
- * through redactSecrets before it is written (and, in the pretty format, before it is prettified), so a
+ * through the secret redactor before it is written (and, in the pretty format, before it is prettified), so a
  * secret in a message or error is removed in both formats; control characters from any field (an upstream's
  * stderr, a tool name quoted in a clash) are written as visible escapes, never raw.
  */
 export function createGatewayLogger(options: GatewayLoggerOptions): FastifyBaseLogger {
-  const secrets = options.secrets ?? [];
+  const redact = options.redact ?? createSecretRedactor([]);
   const sink = options.destination ?? pino.destination(1);
   const logger = pino(
     {
@@ -105,7 +105,7 @@ export function createGatewayLogger(options: GatewayLoggerOptions): FastifyBaseL
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: { req: requestSerializer },
       // Control characters are escaped in both formats (a terminal may show either): docs/operator.md.
-      hooks: { streamWrite: (line) => escapeJsonLine(redactSecrets(line, secrets)) },
+      hooks: { streamWrite: (line) => escapeJsonLine(redact(line)) },
     },
     options.format === 'pretty' ? prettyDestination(sink) : sink,
   );

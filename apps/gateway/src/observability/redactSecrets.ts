@@ -31,17 +31,32 @@ const SECRET_VALUES: readonly RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
 ];
 
+/** Replaces secrets in one text: a log line, a span attribute, a kept query, an error shown on the operator page. */
+export type SecretRedactor = (text: string) => string;
+
+// A header value `Bearer abc…` is also echoed as just `abc…` ("invalid API key abc…"): the part after a scheme
+// is a secret too.
+const SCHEME_VALUE = /^\s*[A-Za-z][\w-]*\s+(\S{8,})\s*$/;
+
 /**
- * Removes secrets from one serialized log line: the given values (configured tokens), what follows a
- * Bearer/Basic scheme, query strings, values of secret-named parameters and JSON fields, and well-known
- * token shapes.
+ * The gateway's one redactor, over the configured secret values (tokens, OAuth client credentials, upstream
+ * headers and env values, collector headers, source tokens; compose/secretValues.ts reads them once). It
+ * removes each value (and the part of a `Scheme value` after its scheme), then what follows a Bearer/Basic
+ * scheme, query strings, values of secret-named parameters and JSON fields, and well-known token shapes.
  */
-export function redactSecrets(line: string, secrets: readonly string[] = []): string {
-  let out = line;
-  for (const secret of secrets) {
-    if (secret !== '' && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
-  }
-  for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement);
-  for (const pattern of SECRET_VALUES) out = out.replace(pattern, REDACTED);
-  return out;
+export function createSecretRedactor(values: readonly string[]): SecretRedactor {
+  const forms = values.flatMap((v) => [v, SCHEME_VALUE.exec(v)?.[1] ?? ''].filter((s) => s.trim() !== ''));
+  // In a JSON log line a value with a quote, backslash or control character appears escaped.
+  const secrets = [...new Set(forms.flatMap((v) => [v, JSON.stringify(v).slice(1, -1)]))]
+    // Longest first, so a value that contains another is replaced whole.
+    .sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of secrets) {
+      if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+    }
+    for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement);
+    for (const pattern of SECRET_VALUES) out = out.replace(pattern, REDACTED);
+    return out;
+  };
 }

@@ -20,10 +20,13 @@ import {
   BasicTracerProvider,
   BatchSpanProcessor,
   ParentBasedSampler,
+  type Span as SdkSpan,
+  type SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { ATTR_RPC_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions/incubating';
+import { createSecretRedactor, type SecretRedactor } from './redactSecrets.js';
 
 /** How traces are exported (`observability.tracing`; docs/observability.md). */
 export interface TracingOptions {
@@ -35,6 +38,8 @@ export interface TracingOptions {
   /** Share of new traces recorded; a caller's sampled flag decides for its own trace. */
   readonly sampleRatio: number;
   readonly serviceName: string;
+  /** The gateway's redactor, applied to every span's name and string attributes before export. */
+  readonly redact?: SecretRedactor;
 }
 
 /** W3C trace context as carried in `params._meta` (SEP-414) or HTTP headers. */
@@ -78,6 +83,33 @@ const parentContext = (carrier: TraceCarrier | undefined): Context => {
   return propagator.extract(ROOT_CONTEXT, fields, defaultTextMapGetter);
 };
 
+/**
+ * Passes every span's name and string attributes, however they were set (a request's, a handler's, an
+ * instrumentation's), through the redactor while the span can still be written: a configured secret that a
+ * client or an upstream put in a value is never exported.
+ */
+function redactingProcessor(redact: SecretRedactor): SpanProcessor {
+  return {
+    onStart() {},
+    onEnding(span: SdkSpan) {
+      const name = redact(span.name);
+      if (name !== span.name) span.updateName(name);
+      for (const [key, value] of Object.entries(span.attributes)) {
+        if (typeof value === 'string') {
+          const cleaned = redact(value);
+          if (cleaned !== value) span.setAttribute(key, cleaned);
+        } else if (Array.isArray(value)) {
+          const cleaned = value.map((v: unknown) => (typeof v === 'string' ? redact(v) : v));
+          if (cleaned.some((v, i) => v !== value[i])) span.setAttribute(key, cleaned as typeof value);
+        }
+      }
+    },
+    onEnd() {},
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+}
+
 /** Where the current request's span lives while its handlers run. */
 interface Current {
   readonly context: Context;
@@ -98,7 +130,10 @@ export function createTracing(options: TracingOptions): Tracing {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
+    spanProcessors: [
+      redactingProcessor(options.redact ?? createSecretRedactor([])),
+      new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 }),
+    ],
   });
   const tracer: Tracer = provider.getTracer('skillgate');
   // Our own store rather than a global context manager: only code that runs inside a request's run() sees it.

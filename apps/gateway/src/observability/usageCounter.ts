@@ -1,7 +1,7 @@
 import type { UsageCount, UsageEvent, UsageFigures, UsageStore } from '@skillgate/state';
 import { boundStrings } from './boundStrings.js';
 import type { Metrics } from './metrics.js';
-import { redactSecrets } from './redactSecrets.js';
+import type { SecretRedactor } from './redactSecrets.js';
 
 /** What one tool call adds to skill usage: an event of a catalog skill, or a search that found nothing. */
 export type UsageMark =
@@ -14,8 +14,8 @@ export interface UsageCounterOptions {
   readonly metrics: Pick<Metrics, 'inc' | 'counter'>;
   /** observability.keep_queries: keep the text of zero-result searches (else only their count). */
   readonly keepQueries: boolean;
-  /** Configured secret values, cut from a kept query. */
-  readonly secrets: readonly string[];
+  /** The gateway's redactor: configured secret values are cut from a kept query. */
+  readonly redact: SecretRedactor;
   /** Longest query text kept (server.max_client_string_chars). */
   readonly maxQueryChars: number;
   /** How often the counts go to the store (default 1000 ms). */
@@ -126,10 +126,7 @@ export function createUsageCounter(options: UsageCounterOptions): UsageCounter {
         emptySearches += 1;
         options.metrics.inc('skillgate_search_empty_total');
         if (!options.keepQueries) return;
-        const text = redactSecrets(
-          boundStrings(mark.emptySearch.trim(), options.maxQueryChars),
-          options.secrets,
-        );
+        const text = options.redact(boundStrings(mark.emptySearch.trim(), options.maxQueryChars));
         // Bounded between flushes as the store bounds it: past the cap, only texts already held count.
         if (text === '' || (!queries.has(text) && queries.size >= MAX_PENDING_QUERIES)) return;
         queries.set(text, (queries.get(text) ?? 0) + 1);

@@ -4,7 +4,7 @@ import type { PrincipalDirectory } from '../auth/principalDirectory.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { type SkillSurfaces, sharedSurfaceTools, skillSurfaces } from '../disclosure/skillSurfaces.js';
 import type { RecentCall, RecentCalls } from '../observability/recentCalls.js';
-import { redactSecrets } from '../observability/redactSecrets.js';
+import type { SecretRedactor } from '../observability/redactSecrets.js';
 import type { UsageCounter } from '../observability/usageCounter.js';
 
 /** Rows each section shows at most; the rest is one "N more" line, so any catalog gives a bounded page. */
@@ -45,8 +45,8 @@ export interface OperatorSources {
   readonly usage: Pick<UsageCounter, 'totals'>;
   /** The effective config, already redacted. */
   readonly effectiveConfig: string;
-  /** Configured secret values (tokens, upstream credentials): cut from anything else shown, such as errors. */
-  readonly secrets: readonly string[];
+  /** The gateway's redactor (tokens, upstream credentials): cuts secrets from anything else shown, such as errors. */
+  readonly redact: SecretRedactor;
   /** Where sessions and jobs live (`memory` or `redis`): the page says what is per replica. */
   readonly stateBackend: string;
 }
@@ -184,9 +184,7 @@ export async function collectOperatorView(
   // An upstream's error text comes from the network: it never carries a configured secret onto the page.
   const upstreams = sources
     .upstreams()
-    .map((u) =>
-      u.lastError === undefined ? u : { ...u, lastError: redactSecrets(u.lastError, sources.secrets) },
-    );
+    .map((u) => (u.lastError === undefined ? u : { ...u, lastError: sources.redact(u.lastError) }));
   return {
     viewer,
     query: query.q ?? '',

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../../src/observability/redactSecrets.js';
+import { createSecretRedactor } from '../../../src/observability/redactSecrets.js';
 
-describe('redactSecrets', () => {
+const redactSecrets = (line: string, secrets: readonly string[] = []) => createSecretRedactor(secrets)(line);
+
+describe('createSecretRedactor', () => {
   it.each([
     ['a bearer header value', '{"msg":"Authorization: Bearer abcdef0123456789"}', 'abcdef0123456789'],
     ['a Basic header value', '{"msg":"Basic dXNlcjpwYXNzd29yZA=="}', 'dXNlcjpwYXNzd29yZA'],

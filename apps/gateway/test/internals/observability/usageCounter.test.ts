@@ -1,6 +1,7 @@
 import { createStateBackend } from '@skillgate/state';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/observability/metrics.js';
+import { createSecretRedactor } from '../../../src/observability/redactSecrets.js';
 import { createUsageCounter, type UsageCounter } from '../../../src/observability/usageCounter.js';
 
 const GAUGES = {
@@ -31,7 +32,7 @@ describe('skill usage counter', () => {
       store: state.usage,
       metrics,
       keepQueries: false,
-      secrets: [],
+      redact: createSecretRedactor([]),
       maxQueryChars: 100,
       flushMs: 60_000,
       onError: () => {},
