@@ -19,7 +19,7 @@ import type { RequestSpan, TraceCarrier, Tracing } from '../observability/tracin
 
 /** Response bytes kept to read the answer's outcome from (a larger answer is judged by its HTTP status). */
 const MAX_KEPT_BYTES = 256 * 1024;
-/** Longest tool, prompt or resource name put in a span. */
+/** Longest tool, prompt or resource name, or JSON-RPC request id, put in a span. */
 const MAX_NAME_CHARS = 256;
 
 type Params = Readonly<Record<string, unknown>>;
@@ -82,7 +82,8 @@ export function startRequestSpan(options: RequestSpanOptions): RequestSpan | und
     message.params !== null && typeof message.params === 'object' ? (message.params as Params) : undefined;
   const attributes: Attributes = {
     [ATTR_MCP_METHOD_NAME]: boundStrings(method, MAX_NAME_CHARS),
-    [ATTR_JSONRPC_REQUEST_ID]: String(id),
+    // A client picks its ids: bounded like every other client string (a 20 KB id made a 20 KB attribute).
+    [ATTR_JSONRPC_REQUEST_ID]: boundStrings(String(id), MAX_NAME_CHARS),
     'skillgate.principal': options.principal.id,
     [ATTR_CLIENT_ADDRESS]: request.ip,
   };

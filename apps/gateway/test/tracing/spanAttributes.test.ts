@@ -39,31 +39,35 @@ const spanWith = async (key: string, match: (value: unknown) => boolean): Promis
   return span;
 };
 
+/** A 2026-07-28 tools/list with the JSON-RPC id `id`, by raw HTTP. */
+const listWithId = (id: string): Promise<Response> =>
+  fetch(gw.url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+
 describe('span attributes', () => {
   it('a configured secret a client puts in a request is redacted in the span', async () => {
     const id = `call-${UPSTREAM_KEY}`;
-    const raw = await fetch(gw.url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/list',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/list',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
+    const raw = await listWithId(id);
     expect(raw.status).toBe(200);
     await raw.text();
     const list = await spanWith('jsonrpc.request.id', (v) => typeof v === 'string' && v.startsWith('call-'));
@@ -71,5 +75,18 @@ describe('span attributes', () => {
     const all = JSON.stringify(otlp.spans);
     expect(all).not.toContain(UPSTREAM_KEY);
     expect(all).not.toContain(TOKEN);
+  });
+
+  // jsonrpc.request.id went into the span whole: a 20 KB id made a 20 KB attribute (the body limit allows far
+  // more). Bounded like the other client strings.
+  it('a 20 KB request id is cut in its attribute, and the request is answered', async () => {
+    const id = `long-${'i'.repeat(20_000)}`;
+    const raw = await listWithId(id);
+    expect(raw.status).toBe(200);
+    expect(((await raw.json()) as { id?: unknown }).id).toBe(id);
+    const span = await spanWith('jsonrpc.request.id', (v) => typeof v === 'string' && v.startsWith('long-'));
+    const attribute = String(span.attributes['jsonrpc.request.id']);
+    expect(attribute.length).toBeLessThan(300);
+    expect(attribute).toMatch(/…\[\d+ more chars\]$/);
   });
 });
