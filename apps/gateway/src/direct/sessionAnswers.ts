@@ -1,5 +1,5 @@
 import { isRenderedOnce, jsonOf, renderOnce } from '../core/renderedJson.js';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { ToolCallContext } from '../tools/toolCall.js';
 import type { ToolCallHandler } from '../tools/toolCallHandler.js';

@@ -1,32 +1,17 @@
-import {
-  CALL_SKILL_TOOL,
-  type Catalog,
-  type CatalogSkill,
-  type Disclosure,
-  HOST_NAMES_NOTE,
-  renderSummary,
-  type ToolDefinition,
-  type ToolTarget,
-  type ToolView,
+import type {
+  Catalog,
+  CatalogSkill,
+  Disclosure,
+  ToolDefinition,
+  ToolTarget,
+  ToolView,
 } from '@skillgate/skills';
 import type { SessionStore, UnlockLimit } from '@skillgate/state';
 import { type AccessPolicy, type Principal, viewKeyOf } from '../auth/accessPolicy.js';
-import type { CatalogDiff } from '../core/catalogDiff.js';
 import { createCatalogMemo } from '../core/catalogMemo.js';
-
-/** The protocol era of a request: 2025-era sessions (`initialize`) or 2026-07-28 per-request. */
-export type Era = 'legacy' | 'modern';
-
-/** Who is asking, as far as disclosure is concerned. */
-export interface Audience {
-  readonly era: Era;
-  readonly disclosure: Disclosure;
-  readonly principal: Principal;
-  /** Where unlocks and jobs are kept: the session id, or `principal:<name>`. */
-  readonly scopeKey: string;
-  /** The legacy session id, for logs (none on 2026-07-28 requests). */
-  readonly sessionId?: string;
-}
+import type { Audience } from './audience.js';
+import { infoTextOf, instructionsText } from './disclosureTexts.js';
+import { createReloadImpact, type ReloadImpact } from './reloadImpact.js';
 
 /** What the policy says about one called tool. */
 export type CallDecision =
@@ -62,7 +47,7 @@ export interface DisclosurePolicyOptions {
   /** Characters the whole initialize instructions may take (`skills.max_instructions_chars`). */
   readonly maxInstructionsChars: number;
   /** Most tools a first list may hold before the principal gets `search` instead (`tools.max_listed`). */
-  readonly maxListed?: number;
+  readonly maxListed: number;
   /** Told once per (catalog, mode, allow-list) when a principal's list switched to `search`. */
   readonly onSwitchToSearch?: (event: SearchSwitch) => void;
 }
@@ -79,9 +64,10 @@ export interface SearchSwitch {
 
 /**
  * The one rule of who sees and may call what (docs/disclosure.md): listing, calling, instructions and
- * reload notifications all ask this module, for both eras and every mode.
+ * reload notifications all ask this module, for both eras and every mode. Its texts are disclosureTexts.ts,
+ * what a reload does to each audience is reloadImpact.ts.
  */
-export interface DisclosurePolicy {
+export interface DisclosurePolicy extends ReloadImpact {
   /** The catalog view of an audience (the one place a ToolView is built). */
   view(catalog: Catalog, audience: Audience): Promise<ToolView>;
   /**
@@ -101,8 +87,6 @@ export interface DisclosurePolicy {
     disclosure: Disclosure,
     unlocked?: ReadonlySet<string>,
   ): readonly ToolDefinition[];
-  /** Whether a reload that changed `changed` (skill names) touched a skill the principal may use before or after. */
-  touches(previous: Catalog, next: Catalog, principal: Principal, changed: ReadonlySet<string>): boolean;
   /** Whether an audience may call a tool now (its name resolved once by the caller; undefined: no such tool). */
   decideCall(catalog: Catalog, audience: Audience, target: ToolTarget | undefined): Promise<CallDecision>;
   /**
@@ -122,32 +106,13 @@ export interface DisclosurePolicy {
   instructions(catalog: Catalog, audience: Pick<Audience, 'disclosure' | 'principal'>): string;
   /** `private` when the principal's token filters what it sees (a shared cache must not reuse it). */
   cacheScope(catalog: Catalog, principal: Principal): 'public' | 'private';
-  /** Whether a reload (previous -> next, diff) changed what a legacy session lists. */
-  affectedBy(diff: CatalogDiff, previous: Catalog, next: Catalog, audience: Audience): Promise<boolean>;
 }
-
-const HOW: Readonly<Record<Disclosure, string>> = {
-  namespaced:
-    "Each skill starts as one tool, skill_<name>_get_info: call it to read the skill's instructions; that unlocks its run/read tools for this session.",
-  eager:
-    "Every skill tool is listed. Call a skill_<name>_get_info tool to read that skill's instructions before using its tools.",
-  universal:
-    'Call load_skill with a skill name to read its instructions; then use list_skill_files, read_skill_file and run_skill_script.',
-  catalog:
-    "Call a skill_<name>_get_info tool to read that skill's instructions; they name the exact read_skill_file and run_skill_script calls for each of its files.",
-  search:
-    'Find the skills a task needs with search_skills { query } (words of the task; "*" lists them all, page by page), then call load_skill { name } with a result\'s skill: its instructions name the exact read_skill_file and run_skill_script calls for each of its files.',
-};
-
-/** The default of `tools.max_listed`. */
-const DEFAULT_MAX_LISTED = 100;
 
 const NO_UNLOCKS: ReadonlySet<string> = new Set();
 
 /** Builds the disclosure policy over the access policy (allow-lists) and the session store (unlocks). */
 export function createDisclosurePolicy(options: DisclosurePolicyOptions): DisclosurePolicy {
-  const { access, store } = options;
-  const maxListed = options.maxListed ?? DEFAULT_MAX_LISTED;
+  const { access, store, maxListed } = options;
   // Instructions are equal for every audience of one (catalog, mode, principal): render each once.
   const instructionsMemo = createCatalogMemo<string>();
   const modeMemo = createCatalogMemo<Disclosure>();
@@ -205,26 +170,7 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
     return allowed === undefined || allowed.has(skill) ? entry : undefined;
   };
 
-  /** Whether the names of a mode's tools differ between two catalogs (lists without unlocks, cached per view). */
-  const sharedToolsChanged = (previous: Catalog, next: Catalog, principal: Principal, mode: Disclosure) => {
-    const listOf = (catalog: Catalog) =>
-      catalog.listTools({
-        disclosure: mode,
-        unlocked: NO_UNLOCKS,
-        allowed: access.allowedSkills(principal, catalog),
-      });
-    const before = listOf(previous);
-    const after = listOf(next);
-    return before.length !== after.length || before.some((tool, i) => tool.name !== after[i]?.name);
-  };
-
-  /** Whether the principal may use a skill before or after a reload: what hears of a change to it. */
-  const usedAcross = (previous: Catalog, next: Catalog, principal: Principal) => {
-    const before = access.allowedSkills(principal, previous);
-    const after = access.allowedSkills(principal, next);
-    return (name: string) =>
-      before === undefined || after === undefined || before.has(name) || after.has(name);
-  };
+  const reload = createReloadImpact({ access, store, modeOf: modeOfAudience });
 
   return {
     view,
@@ -240,11 +186,7 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         allowed: access.allowedSkills(principal, catalog),
       });
     },
-    touches(previous, next, principal, changed) {
-      const used = usedAcross(previous, next, principal);
-      for (const name of changed) if (used(name)) return true;
-      return false;
-    },
+    touches: reload.touches,
     async decideCall(catalog, audience, target) {
       if (target === undefined) return { kind: 'unknown' };
       const decision = catalog.access(target, await view(catalog, audience));
@@ -278,15 +220,7 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         : { record: true, notify: true, limit };
     },
     infoText(catalog, entry, audience) {
-      switch (modeOfAudience(catalog, audience)) {
-        case 'universal':
-          return entry.loadSkillText;
-        case 'catalog':
-        case 'search':
-          return entry.catalogInfoText;
-        default:
-          return entry.getInfoText;
-      }
+      return infoTextOf(entry, modeOfAudience(catalog, audience));
     },
     instructions(catalog, audience) {
       const mode = modeOfAudience(catalog, audience);
@@ -295,63 +229,12 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         const entries = [...catalog.skills.values()].filter(
           (e) => allowed === undefined || allowed.has(e.skill.name),
         );
-        // Hosts keep only the first ~2 KB (docs/clients.md): how to use the gateway comes first, then the
-        // summary in what is left (every name, then descriptions as they fit).
-        // Where tools of other MCP servers go through the dispatcher, say so once (docs/upstreams.md).
-        const dispatched =
-          (mode === 'catalog' || mode === 'universal' || mode === 'search') &&
-          entries.some((e) => e.usesUpstreams)
-            ? ` Tools of other MCP servers that a skill uses are called with ${CALL_SKILL_TOOL}, exactly as its instructions print.`
-            : '';
-        const how = `skillgate serves Agent Skills. ${HOW[mode]}${dispatched}\n${HOST_NAMES_NOTE}\n\n`;
-        const maxChars = Math.max(0, options.maxInstructionsChars - how.length);
-        // Search mode never lists the skills: how many there are, and the pinned ones (within the budget).
-        if (mode === 'search') return `${how}${searchSummary(entries, maxChars)}`;
-        const summary = renderSummary(entries, 'xml', { tools: mode !== 'universal', maxChars });
-        return `${how}${summary}`;
+        return instructionsText(mode, entries, options.maxInstructionsChars);
       });
     },
     cacheScope(catalog, principal) {
       return access.allowedSkills(principal, catalog) === undefined ? 'public' : 'private';
     },
-    async affectedBy(diff, previous, next, audience) {
-      const used = usedAcross(previous, next, audience.principal);
-      // A reload that moved the principal across tools.max_listed changes its whole list.
-      if (modeOfAudience(previous, audience) !== modeOfAudience(next, audience)) return true;
-      const mode = modeOfAudience(next, audience);
-      // The shared tools come and go with the catalog, though no listed skill changed: call_skill_tool with the
-      // first usable skill that uses an upstream (and goes with the last), the async pair with the first script.
-      if (mode !== 'namespaced' && sharedToolsChanged(previous, next, audience.principal, mode)) return true;
-      // Search lists only fixed tools and the pinned get_info tools.
-      if (mode === 'search') {
-        const pinned = (name: string) =>
-          previous.skills.get(name)?.pinned === true || next.skills.get(name)?.pinned === true;
-        return [...diff.listed].some((name) => used(name) && pinned(name));
-      }
-      if ([...diff.listed].some(used)) return true;
-      // Changed run/read tools matter where they are listed: eager always, namespaced once unlocked.
-      if (mode === 'eager') return [...diff.tools].some(used);
-      if (mode !== 'namespaced') return false;
-      const unlocked = await store.unlocked(audience.scopeKey);
-      return [...diff.tools].some((name) => used(name) && unlocked.has(name));
-    },
+    affectedBy: reload.affectedBy,
   };
-}
-
-/** What search mode's instructions say of the skills: how many, and the pinned ones with their descriptions. */
-function searchSummary(entries: readonly CatalogSkill[], maxChars: number): string {
-  const count = `${entries.length} skill${entries.length === 1 ? ' is' : 's are'} available to you.`;
-  const pinned = entries.filter((e) => e.pinned);
-  if (pinned.length === 0) return count;
-  const lines = [`${count} Pinned (listed as tools):`];
-  let used = lines[0]?.length ?? 0;
-  for (const e of pinned) {
-    const line = `- ${e.skill.name}: ${e.skill.description.replace(/\s+/g, ' ')}`;
-    const short = `- ${e.skill.name}`;
-    const next = used + 1 + line.length <= maxChars ? line : short;
-    if (used + 1 + next.length > maxChars) break;
-    lines.push(next);
-    used += 1 + next.length;
-  }
-  return lines.join('\n');
 }

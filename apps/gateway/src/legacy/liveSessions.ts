@@ -9,8 +9,8 @@ import type { EventBus, JobRegistry, SessionRecord, SessionStore, StateEvent } f
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import { createSessionAnswers } from '../direct/sessionAnswers.js';
+import type { Audience } from '../disclosure/audience.js';
 import type { DisclosurePicker } from '../disclosure/clientProfiles.js';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
 import { createMcpServer, type McpServerOptions } from '../mcp/createMcpServer.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import type { Metrics } from '../observability/metrics.js';

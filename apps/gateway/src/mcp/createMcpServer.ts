@@ -1,6 +1,7 @@
 import { McpServer, type Server } from '@modelcontextprotocol/server';
 import type { CatalogSource } from '../core/catalogSource.js';
-import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
 import type { RelistWatch } from '../tools/relistWatch.js';
 import type { ToolHandlers } from '../tools/toolHandlers.js';

@@ -1,7 +1,8 @@
 import type { Catalog } from '@skillgate/skills';
 import type { SessionStore } from '@skillgate/state';
 import { diffCatalogs, isEmptyDiff } from '../core/catalogDiff.js';
-import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import {
   notifySkillsChange,
   type SkillsChangeNotifier,

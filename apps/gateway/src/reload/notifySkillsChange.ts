@@ -1,7 +1,8 @@
 import type { Catalog } from '@skillgate/skills';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
-import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
 import { diffSkillsExtension } from './diffSkillsExtension.js';
 

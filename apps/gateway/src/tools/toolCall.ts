@@ -1,6 +1,6 @@
 import type { ServerNotification } from '@modelcontextprotocol/server';
 import type { Catalog, ToolTarget } from '@skillgate/skills';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
 import type { UsageMark } from '../observability/usageCounter.js';
 import type { CallProgress } from './callProgress.js';
 import type { UpstreamCallLabels } from './upstreamCaller.js';

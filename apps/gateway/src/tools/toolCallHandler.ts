@@ -2,7 +2,7 @@ import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/serv
 import type { EventBus, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CatalogSource } from '../core/catalogSource.js';
-import type { Audience } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import { boundStrings } from '../observability/boundStrings.js';
 import { type CallObserver, usageOf } from './callObservation.js';

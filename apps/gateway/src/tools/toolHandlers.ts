@@ -1,6 +1,7 @@
 import type { Server, Tool } from '@modelcontextprotocol/server';
 import type { CatalogSource } from '../core/catalogSource.js';
-import type { Audience, DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
+import type { Audience } from '../disclosure/audience.js';
+import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { RelistWatch } from './relistWatch.js';
 import {
   createToolCallHandler,

@@ -1,8 +1,10 @@
+import { configSchema } from '@skillgate/config';
 import { createCatalog, type Disclosure, loadSkills } from '@skillgate/skills';
 import { createMemorySessionStore } from '@skillgate/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccessPolicy, type Principal, tokenPrincipal } from '../../../src/auth/accessPolicy.js';
-import { type Audience, createDisclosurePolicy, type Era } from '../../../src/disclosure/disclosurePolicy.js';
+import type { Audience, Era } from '../../../src/disclosure/audience.js';
+import { createDisclosurePolicy } from '../../../src/disclosure/disclosurePolicy.js';
 import { EXAMPLES_ROOT } from '../../helpers/testGateway.js';
 
 // The disclosure rule as one table: mode x era x allow-list x unlocked -> what tools/list holds and what a
@@ -152,6 +154,9 @@ const TABLE: readonly Row[] = [
   },
 ];
 
+// Rows without a cap get the config's own default of tools.max_listed (the policy declares none).
+const DEFAULT_MAX_LISTED = configSchema.parse({}).tools.max_listed;
+
 let catalog: ReturnType<typeof createCatalog>;
 beforeAll(async () => {
   const { skills } = await loadSkills({ roots: [EXAMPLES_ROOT], validation: 'lenient' });
@@ -164,7 +169,7 @@ describe('the disclosure rule, as a table', () => {
       access: createAccessPolicy({ tokens: [], allowAnonymous: true, anonymousSkills: [] }),
       store,
       maxInstructionsChars: 2048,
-      ...(row.cap === undefined ? {} : { maxListed: row.cap }),
+      maxListed: row.cap ?? DEFAULT_MAX_LISTED,
     });
     const scopeKey = `row-${i}`;
     for (const skill of row.unlocked) await store.unlock(scopeKey, skill);
