@@ -2,28 +2,24 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createMemoryEventBus } from './events/createMemoryEventBus.js';
 import { createRedisEventBus } from './events/createRedisEventBus.js';
+import type { EventBus, StateEvent } from './events/types.js';
 import { createMemoryJobStore } from './jobs/createMemoryJobStore.js';
 import { createRedisJobStore } from './jobs/createRedisJobStore.js';
+import type { JobStore } from './jobs/types.js';
 import { createMemoryPinStore } from './pins/createMemoryPinStore.js';
 import { createRedisPinStore } from './pins/createRedisPinStore.js';
+import type { PinStore } from './pins/types.js';
 import { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
+import type { RateLimiter, RateLimitOptions } from './rateLimit/types.js';
 import { createRedisConnection, type RoundTrip } from './redis/createRedisConnection.js';
 import { redisTarget } from './redis/redisTarget.js';
 import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 import { createMemorySessionStore } from './sessions/memorySessionStore.js';
 import type { SessionStore } from './sessions/types.js';
-import type {
-  EventBus,
-  JobStore,
-  PinStore,
-  RateLimiter,
-  RateLimitOptions,
-  StateEvent,
-  UsageStore,
-} from './types.js';
 import { createMemoryUsageStore } from './usage/createMemoryUsageStore.js';
 import { createRedisUsageStore } from './usage/createRedisUsageStore.js';
+import type { UsageStore } from './usage/types.js';
 
 /** Options of createStateBackend, resolved from the `state`, `sessions`, `jobs` and `rate_limit` config. */
 export interface StateBackendOptions {

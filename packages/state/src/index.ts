@@ -1,5 +1,9 @@
 export { createStateBackend } from './createStateBackend.js';
+export type { EventBus, StateEvent } from './events/types.js';
 export { createJobRegistry } from './jobs/createJobRegistry.js';
+export type { JobRegistry, JobStatus } from './jobs/registryTypes.js';
+export type { JobEnd, JobRecord } from './jobs/types.js';
+export type { RateLimiter } from './rateLimit/types.js';
 export type { RedisConnection } from './redis/createRedisConnection.js';
 export { createRedisConnection } from './redis/createRedisConnection.js';
 export { redisTarget } from './redis/redisTarget.js';
@@ -7,16 +11,4 @@ export { createMemorySessionStore } from './sessions/memorySessionStore.js';
 export { SessionError } from './sessions/sessionError.js';
 export type { SessionRecord, SessionStore, UnlockLimit } from './sessions/types.js';
 export { StateError } from './stateError.js';
-export type {
-  EventBus,
-  JobEnd,
-  JobRecord,
-  JobRegistry,
-  JobStatus,
-  RateLimiter,
-  StateEvent,
-  UsageCount,
-  UsageEvent,
-  UsageFigures,
-  UsageStore,
-} from './types.js';
+export type { UsageCount, UsageEvent, UsageFigures, UsageStore } from './usage/types.js';

@@ -13,8 +13,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createJobRegistry } from '../src/jobs/createJobRegistry.js';
 import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
 import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
+import type { JobRegistry } from '../src/jobs/registryTypes.js';
+import type { JobEnd, JobStore, JobStoreOptions } from '../src/jobs/types.js';
 import { StateError } from '../src/stateError.js';
-import type { JobEnd, JobRegistry, JobStore, JobStoreOptions } from '../src/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 
 const SKILL_DIR = fileURLToPath(new URL('./fixtures/job-skill/', import.meta.url));

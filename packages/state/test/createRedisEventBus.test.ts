@@ -3,7 +3,7 @@ import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryEventBus } from '../src/events/createMemoryEventBus.js';
 import { createRedisEventBus } from '../src/events/createRedisEventBus.js';
-import type { StateEvent } from '../src/types.js';
+import type { StateEvent } from '../src/events/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 
 let redis: RedisServer;

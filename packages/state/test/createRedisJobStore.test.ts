@@ -3,7 +3,7 @@ import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
 import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
-import type { JobStore } from '../src/types.js';
+import type { JobStore } from '../src/jobs/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 
 const output = (stdout: string, stderr = ''): ScriptOutput => ({

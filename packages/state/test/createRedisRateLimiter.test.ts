@@ -2,7 +2,7 @@ import { type RedisServer, startRedisServer } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter } from '../src/rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from '../src/rateLimit/createRedisRateLimiter.js';
-import type { RateLimiter } from '../src/types.js';
+import type { RateLimiter } from '../src/rateLimit/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 
 let redis: RedisServer;

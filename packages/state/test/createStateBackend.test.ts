@@ -5,8 +5,8 @@ import {
   type StateBackend,
   type StateBackendOptions,
 } from '../src/createStateBackend.js';
+import type { StateEvent } from '../src/events/types.js';
 import type { SessionRecord } from '../src/index.js';
-import type { StateEvent } from '../src/types.js';
 import { freshPrefix } from './helpers/redisReplicas.js';
 
 const record = (id: string): SessionRecord => ({

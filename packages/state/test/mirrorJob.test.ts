@@ -6,7 +6,7 @@ import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
 import { mirrorJob } from '../src/jobs/mirrorJob.js';
-import type { JobStore } from '../src/types.js';
+import type { JobStore } from '../src/jobs/types.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 
 let redis: RedisServer;

@@ -1,8 +1,8 @@
 import { type RedisServer, startRedisServer } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { UsageStore } from '../src/types.js';
 import { createMemoryUsageStore } from '../src/usage/createMemoryUsageStore.js';
 import { createRedisUsageStore } from '../src/usage/createRedisUsageStore.js';
+import type { UsageStore } from '../src/usage/types.js';
 import { MAX_KEPT_QUERIES, USAGE_DAYS } from '../src/usage/usageLimits.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 

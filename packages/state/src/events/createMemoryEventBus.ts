@@ -1,4 +1,4 @@
-import type { EventBus, StateEvent } from '../types.js';
+import type { EventBus, StateEvent } from './types.js';
 
 /** Options of createMemoryEventBus. */
 export interface MemoryEventBusOptions {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { RedisConnection } from '../redis/createRedisConnection.js';
-import type { EventBus, StateEvent } from '../types.js';
 import { createMemoryEventBus } from './createMemoryEventBus.js';
 import { stateEventSchema } from './stateEventSchema.js';
+import type { EventBus, StateEvent } from './types.js';
 
 /** Options of createRedisEventBus. */
 export interface RedisEventBusOptions<E> {

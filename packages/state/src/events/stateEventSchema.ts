@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StateEvent } from '../types.js';
+import type { StateEvent } from './types.js';
 
 const params = z.record(z.string(), z.unknown()).optional();
 

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
 import { RunnerError, type RunningScript, type ScriptRunner } from '@skillgate/runner';
 import { StateError } from '../stateError.js';
-import type { JobEnd, JobRecord, JobRegistry, JobStatus, JobStore } from '../types.js';
 import { cutOutput } from './cutOutput.js';
 import { mirrorJob } from './mirrorJob.js';
 import { NO_OUTPUT } from './noOutput.js';
+import type { JobRegistry, JobStatus } from './registryTypes.js';
+import type { JobEnd, JobRecord, JobStore } from './types.js';
 
 /** Options of createJobRegistry. */
 export interface JobRegistryOptions {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { StateError } from '../stateError.js';
-import type { JobRecord, JobStore, JobStoreOptions } from '../types.js';
 import { cutOutput } from './cutOutput.js';
 import { NO_OUTPUT } from './noOutput.js';
+import type { JobRecord, JobStore, JobStoreOptions } from './types.js';
 
 type MutableJob = { -readonly [K in keyof JobRecord]: JobRecord[K] };
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../redis/createRedisConnection.js';
 import { StateError } from '../stateError.js';
-import type { JobRecord, JobStore, JobStoreOptions } from '../types.js';
 import { cutOutput } from './cutOutput.js';
 import { parseJobRecord } from './jobRecordSchema.js';
 import { NO_OUTPUT } from './noOutput.js';
 import { REDIS_JOB_SCRIPTS, RUNNING_INDEX } from './redisJobScripts.js';
+import type { JobRecord, JobStore, JobStoreOptions } from './types.js';
 
 /** Options of createRedisJobStore. */
 export interface RedisJobStoreOptions extends JobStoreOptions {

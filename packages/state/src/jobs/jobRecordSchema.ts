@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { JobRecord } from '../types.js';
 import { NO_OUTPUT } from './noOutput.js';
+import type { JobRecord } from './types.js';
 
 const int = z.coerce.number().int();
 const nullableInt = z.string().transform((v, ctx) => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningScript, ScriptOutput } from '@skillgate/runner';
 import { StateError } from '../stateError.js';
-import type { JobEnd, JobStore } from '../types.js';
+import type { JobEnd, JobStore } from './types.js';
 
 /** Options of mirrorJob. */
 export interface MirrorJobOptions {

@@ -1,4 +1,4 @@
-import type { PinStore } from '../types.js';
+import type { PinStore } from './types.js';
 
 /** Pins of one process (the memory backend has one replica: the first claim is its own). */
 export function createMemoryPinStore(): PinStore {

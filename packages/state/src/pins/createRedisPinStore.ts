@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../redis/createRedisConnection.js';
-import type { PinStore } from '../types.js';
+import type { PinStore } from './types.js';
 
 /** Pins every replica shares: the first SET NX wins and the others read it. */
 export function createRedisPinStore(connection: RedisConnection): PinStore {

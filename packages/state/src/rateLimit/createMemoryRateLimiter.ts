@@ -1,5 +1,5 @@
-import type { RateLimiter, RateLimitOptions } from '../types.js';
 import { retryAfterSeconds, tokenBucket } from './tokenBucket.js';
+import type { RateLimiter, RateLimitOptions } from './types.js';
 
 /** Options of createMemoryRateLimiter. */
 export interface MemoryRateLimiterOptions extends RateLimitOptions {

@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../redis/createRedisConnection.js';
 import { redisScript } from '../redis/redisScript.js';
-import type { RateLimiter, RateLimitOptions } from '../types.js';
 import { retryAfterSeconds, tokenBucket, tokensOf } from './tokenBucket.js';
+import type { RateLimiter, RateLimitOptions } from './types.js';
 
 /** Options of createRedisRateLimiter. */
 export interface RedisRateLimiterOptions extends RateLimitOptions {

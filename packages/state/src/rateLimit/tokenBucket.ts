@@ -1,4 +1,4 @@
-import type { RateLimitOptions } from '../types.js';
+import type { RateLimitOptions } from './types.js';
 
 /**
  * A principal's token bucket, kept as one number per principal (GCRA): `tat`, the time in microseconds at

@@ -1,4 +1,4 @@
-import type { QueryCount, UsageCount, UsageStore } from '../types.js';
+import type { QueryCount, UsageCount, UsageStore } from './types.js';
 import { MAX_KEPT_QUERIES, usageField } from './usageLimits.js';
 
 /** Usage of one process (the memory backend has one replica), since it started. */

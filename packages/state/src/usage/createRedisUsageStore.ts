@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../redis/createRedisConnection.js';
-import type { UsageCount, UsageEvent, UsageStore } from '../types.js';
+import type { UsageCount, UsageEvent, UsageStore } from './types.js';
 import {
   EMPTY_SEARCH_FIELD,
   MAX_KEPT_QUERIES,

@@ -1,4 +1,4 @@
-import type { UsageEvent } from '../types.js';
+import type { UsageEvent } from './types.js';
 
 /** Zero-result query texts kept at most: the most searched stay, the rarest make room. */
 export const MAX_KEPT_QUERIES = 100;
