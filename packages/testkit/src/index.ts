@@ -1,6 +1,7 @@
 export {
   type AuthorizationClient,
   type AuthorizationServer,
+  makeKey,
   startAuthorizationServer,
 } from './authorizationServer.js';
 export {
