@@ -59,6 +59,7 @@ describe('configReference', () => {
       {
         server: { public_url: 'https://mcp.example.com' },
         skills: { cache_dir: '/cache' },
+        scripts: { max_concurrent_per_principal: 1 },
         credentials: {
           file: '/state/credentials.json',
           connect: {

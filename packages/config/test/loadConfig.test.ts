@@ -174,7 +174,6 @@ describe('loadConfig from a file', () => {
           tools: ['*'],
           timeout_seconds: 60,
           max_concurrent: 8,
-          max_concurrent_per_principal: 4,
           max_result_bytes: 1_048_576,
           max_tools: 256,
           max_tool_schema_bytes: 16_384,

@@ -74,7 +74,7 @@ describe('parseConfig defaults', () => {
         max_output_bytes: 1_048_576,
         default_tail: 200,
         max_concurrent: 4,
-        max_concurrent_per_principal: 2,
+        // No fixed default: the gateway takes half of max_concurrent (at most 2) when it is unset.
         max_queue: 32,
         queue_timeout_seconds: 30,
         max_stdin_bytes: 1_048_576,
@@ -392,7 +392,7 @@ describe('parseConfig cross-field checks', () => {
         tools: ['*'],
         timeout_seconds: 60,
         max_concurrent: 8,
-        max_concurrent_per_principal: 4,
+        // No fixed default: the gateway takes half of max_concurrent (at most 4) when it is unset.
         max_result_bytes: 1_048_576,
         max_tools: 256,
         max_tool_schema_bytes: 16_384,

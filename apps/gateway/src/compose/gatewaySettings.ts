@@ -13,6 +13,7 @@ import { catalogSettings } from './catalogSettings.js';
 import type { StartupSettings } from './checkStartup.js';
 import { credentialSecretEnvNames, credentialsSettings } from './credentialsSettings.js';
 import { type OperatorSettings, operatorSettings } from './operatorSettings.js';
+import { perPrincipalSlots } from './perPrincipalSlots.js';
 import { type SourcesSettings, sourcesSettings } from './sourcesSettings.js';
 import type { TracingSettings } from './startTracing.js';
 import { type StateSettings, stateSettings } from './stateSettings.js';
@@ -85,6 +86,9 @@ export interface GatewaySettings {
   /** Whether each skill is also an MCP prompt (`skills.prompts`). */
   readonly prompts: boolean;
 }
+
+/** The most one principal's share of the script slots is by default (the fixed default it had before). */
+const DEFAULT_SCRIPT_SHARE_CAP = 2;
 
 /** Reads a validated config into the settings of every part of the gateway. */
 export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
@@ -187,7 +191,11 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
       maxOutputBytes: scripts.max_output_bytes,
       defaultTailLines: scripts.default_tail,
       maxConcurrent: scripts.max_concurrent,
-      maxConcurrentPerPrincipal: scripts.max_concurrent_per_principal,
+      maxConcurrentPerPrincipal: perPrincipalSlots(
+        scripts.max_concurrent_per_principal,
+        scripts.max_concurrent,
+        DEFAULT_SCRIPT_SHARE_CAP,
+      ),
       maxQueue: scripts.max_queue,
       queueTimeoutMs: scripts.queue_timeout_seconds * 1000,
       maxStdinBytes: scripts.max_stdin_bytes,

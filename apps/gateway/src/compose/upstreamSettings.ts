@@ -1,5 +1,9 @@
 import type { SkillgateConfig, UpstreamConfig } from '@skillgate/config';
 import type { UpstreamDefinition } from '@skillgate/upstreams';
+import { perPrincipalSlots } from './perPrincipalSlots.js';
+
+/** The most an upstream's per-principal share is by default (the share before it depended on max_concurrent). */
+const DEFAULT_UPSTREAM_SHARE_CAP = 4;
 
 /** The `upstreams` config section as the pool's definitions. */
 const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
@@ -14,7 +18,11 @@ const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
   tools: u.tools,
   timeoutSeconds: u.timeout_seconds,
   maxConcurrent: u.max_concurrent,
-  maxConcurrentPerPrincipal: u.max_concurrent_per_principal,
+  maxConcurrentPerPrincipal: perPrincipalSlots(
+    u.max_concurrent_per_principal,
+    u.max_concurrent,
+    DEFAULT_UPSTREAM_SHARE_CAP,
+  ),
   maxResultBytes: u.max_result_bytes,
   listing: {
     maxTools: u.max_tools,

@@ -37,7 +37,11 @@ export const scriptsSchema = z
       .describe('Bytes kept of each of stdout and stderr (the tail).'),
     default_tail: count(0).default(200).describe('Lines of output returned when the caller gives no tail.'),
     max_concurrent: count().default(4).describe('Scripts running at once across the gateway.'),
-    max_concurrent_per_principal: count().default(2).describe('Scripts running at once for one principal.'),
+    max_concurrent_per_principal: count()
+      .optional()
+      .describe(
+        'Scripts running at once for one principal. Default: half of max_concurrent rounded up, at most 2, so no principal holds every slot.',
+      ),
     max_queue: count(0).default(32).describe('Runs that may wait for a slot; 0 = fail fast when busy.'),
     queue_timeout_seconds: seconds(3600)
       .default(30)

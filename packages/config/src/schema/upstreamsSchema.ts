@@ -78,8 +78,10 @@ const upstreamSchema = z
     max_concurrent: count().max(1024).default(8).describe('Calls in flight to this upstream; more wait.'),
     max_concurrent_per_principal: count()
       .max(1024)
-      .default(4)
-      .describe('Calls in flight to this upstream for one principal (at most max_concurrent); more wait.'),
+      .optional()
+      .describe(
+        'Calls in flight to this upstream for one principal (at most max_concurrent); more wait. Default: half of max_concurrent rounded up, at most 4, so no principal holds every slot.',
+      ),
     max_result_bytes: count(1024)
       .max(268_435_456)
       .default(1_048_576)
@@ -135,7 +137,7 @@ export const upstreamsSchema = z
   .max(256)
   .default([])
   .describe(
-    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, auth?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: 4, max_result_bytes: 1048576, max_tools: 256, max_tool_schema_bytes: 16384, max_tool_description_bytes: 4096 }.',
+    'Upstream MCP servers (docs/upstreams.md): { id, url | command, headers_from_env?, auth?, env_from?, sandbox?: { network: false, read: [], write: [] }, description?, skill: auto, tools: ["*"], timeout_seconds: 60, max_concurrent: 8, max_concurrent_per_principal: half of max_concurrent (at most 4), max_result_bytes: 1048576, max_tools: 256, max_tool_schema_bytes: 16384, max_tool_description_bytes: 4096 }.',
   )
   .superRefine((upstreams, ctx) => {
     const seen = new Set<string>();
