@@ -1,16 +1,3 @@
-export type {
-  CallbackResult,
-  ConnectionState,
-  CredentialAnswer,
-  Credentials,
-  CredentialsEvent,
-  CredentialsLogEntry,
-  CredentialsOptions,
-  FlowLink,
-  FlowView,
-  HeadersAnswer,
-  ScriptEnvAnswer,
-} from './createCredentials.js';
 export { createCredentials } from './createCredentials.js';
 export { CredentialsError, type CredentialsErrorCode } from './credentialsError.js';
 export type { RequestStateClaims, RequestStateCodec } from './flows/requestState.js';
@@ -29,3 +16,16 @@ export type {
   UpstreamAuth,
 } from './settings.js';
 export { defaultCredentialsFile } from './store/defaultCredentialsFile.js';
+export type {
+  CallbackResult,
+  ConnectionState,
+  CredentialAnswer,
+  Credentials,
+  CredentialsEvent,
+  CredentialsLogEntry,
+  CredentialsOptions,
+  FlowLink,
+  FlowView,
+  HeadersAnswer,
+  ScriptEnvAnswer,
+} from './types.js';
