@@ -99,7 +99,7 @@ export interface DisclosurePolicy extends ReloadImpact {
   /** The skill names the principal may use; undefined means every skill of the catalog. */
   usableSkillSet(catalog: Catalog, principal: Principal): ReadonlySet<string> | undefined;
   /** What reading a skill's instructions does for this audience. */
-  unlockEffect(catalog: Catalog, audience: Audience): UnlockEffect;
+  unlockEffect(catalog: Catalog, audience: Audience, entry: CatalogSkill): UnlockEffect;
   /** The get_info text this audience gets for a skill. */
   infoText(catalog: Catalog, entry: CatalogSkill, audience: Audience): string;
   /** The server instructions: how disclosure works here, then the summary of the usable skills. */
@@ -109,6 +109,18 @@ export interface DisclosurePolicy extends ReloadImpact {
 }
 
 const NO_UNLOCKS: ReadonlySet<string> = new Set();
+
+/** A namespaced principal's list under tools.max_listed when unlocking every usable skill would pass it. */
+interface NamespacedCap {
+  /** What the unlocked skills may add (their costs: their own tool counts). */
+  readonly limit: UnlockLimit;
+  /** Skills whose own tools exceed what the cap leaves: disclosed as catalog mode does, never unlocked. */
+  readonly oversized: ReadonlySet<string>;
+  /** True when there are any: the first list then holds the catalog mode's dispatchers too. */
+  readonly dispatchers: boolean;
+  /** The first list's length with those dispatchers (the mode falls back to search past the cap). */
+  readonly firstListed: number;
+}
 
 /** Builds the disclosure policy over the access policy (allow-lists) and the session store (unlocks). */
 export function createDisclosurePolicy(options: DisclosurePolicyOptions): DisclosurePolicy {
@@ -124,7 +136,9 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       const first = catalog.listTools({ disclosure: configured, unlocked: NO_UNLOCKS, allowed });
       // Universal lists few tools but one line per skill in load_skill's description: those count too.
       const skills = configured === 'universal' ? (allowed?.size ?? catalog.skills.size) : 0;
-      const listed = first.length + skills;
+      // Namespaced with a skill too big for the cap lists the catalog mode's dispatchers from the start.
+      const cap = configured === 'namespaced' ? namespacedCap(catalog, principal) : undefined;
+      const listed = Math.max(first.length, cap?.firstListed ?? 0) + skills;
       if (listed <= maxListed) return configured;
       options.onSwitchToSearch?.({ principal: principal.name, configured, listed, maxListed });
       return 'search';
@@ -132,9 +146,12 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
   };
   // Namespaced with every usable skill unlocked could pass the cap: the unlocked skills get a budget, what is
   // left under the cap once the get_info tools and the async pair (listed with the first script) are counted.
-  const limitMemo = createCatalogMemo<UnlockLimit | undefined>();
-  const unlockLimit = (catalog: Catalog, principal: Principal): UnlockLimit | undefined =>
-    limitMemo(catalog, viewKeyOf(principal), () => {
+  // A skill whose own tools exceed that budget could never be listed within the cap (the store kept the skill
+  // just unlocked whatever its cost: 150 tools past a cap of 100 made a list of 154): it is disclosed as catalog
+  // mode does instead, and the catalog mode's dispatchers join the first list, out of the budget.
+  const capMemo = createCatalogMemo<NamespacedCap | undefined>();
+  const namespacedCap = (catalog: Catalog, principal: Principal): NamespacedCap | undefined =>
+    capMemo(catalog, viewKeyOf(principal), () => {
       const allowed = access.allowedSkills(principal, catalog);
       const base = catalog.listTools({ disclosure: 'namespaced', unlocked: NO_UNLOCKS, allowed }).length;
       const all = catalog.listTools({ disclosure: 'eager', unlocked: NO_UNLOCKS, allowed }).length;
@@ -147,8 +164,32 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         }
       }
       const asyncPair = all - base - [...costs.values()].reduce((sum, n) => sum + n, 0);
-      return { budget: Math.max(0, maxListed - base - asyncPair), costs };
+      const budget = maxListed - base - asyncPair;
+      if ([...costs.values()].every((cost) => cost <= budget)) {
+        return {
+          limit: { budget: Math.max(0, budget), costs },
+          oversized: NO_UNLOCKS,
+          dispatchers: false,
+          firstListed: base,
+        };
+      }
+      // The catalog mode's first list: get_info tools, dispatchers and (with scripts) the async pair.
+      const firstListed = catalog.listTools({ disclosure: 'catalog', unlocked: NO_UNLOCKS, allowed }).length;
+      const left = maxListed - firstListed;
+      const oversized = new Set([...costs].filter(([, cost]) => cost > left).map(([name]) => name));
+      const fitting = new Map([...costs].filter(([name]) => !oversized.has(name)));
+      return {
+        limit: { budget: Math.max(0, left), costs: fitting },
+        oversized,
+        dispatchers: true,
+        firstListed,
+      };
     });
+  const unlockLimit = (catalog: Catalog, principal: Principal): UnlockLimit | undefined =>
+    namespacedCap(catalog, principal)?.limit;
+  const oversized = (catalog: Catalog, audience: Audience, skill: string): boolean =>
+    unlocksMatter(catalog, audience) &&
+    namespacedCap(catalog, audience.principal)?.oversized.has(skill) === true;
 
   const modeOfAudience = (catalog: Catalog, audience: Pick<Audience, 'disclosure' | 'principal'>) =>
     modeOf(catalog, audience.principal, audience.disclosure);
@@ -157,11 +198,22 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
   const unlocksMatter = (catalog: Catalog, audience: Audience) =>
     audience.era === 'legacy' && modeOfAudience(catalog, audience) === 'namespaced';
 
-  const view = async (catalog: Catalog, audience: Audience): Promise<ToolView> => ({
-    disclosure: modeOfAudience(catalog, audience),
-    unlocked: unlocksMatter(catalog, audience) ? await store.unlocked(audience.scopeKey) : NO_UNLOCKS,
-    allowed: access.allowedSkills(audience.principal, catalog),
-  });
+  const view = async (catalog: Catalog, audience: Audience): Promise<ToolView> => {
+    const matters = unlocksMatter(catalog, audience);
+    const cap = matters ? namespacedCap(catalog, audience.principal) : undefined;
+    const dispatchers = cap?.dispatchers === true;
+    let unlocked = matters ? await store.unlocked(audience.scopeKey) : NO_UNLOCKS;
+    // A skill unlocked before a reload made it too big for the cap is not listed (nor callable) any more.
+    if (dispatchers && [...unlocked].some((name) => cap.oversized.has(name))) {
+      unlocked = new Set([...unlocked].filter((name) => !cap.oversized.has(name)));
+    }
+    return {
+      disclosure: modeOfAudience(catalog, audience),
+      unlocked,
+      allowed: access.allowedSkills(audience.principal, catalog),
+      ...(dispatchers ? { dispatchers } : {}),
+    };
+  };
 
   const usableSkill = (catalog: Catalog, principal: Principal, skill: string): CatalogSkill | undefined => {
     const entry = catalog.skills.get(skill);
@@ -212,7 +264,9 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
       return allowed === undefined ? names : names.filter((name) => allowed.has(name));
     },
     usableSkillSet: (catalog, principal) => access.allowedSkills(principal, catalog),
-    unlockEffect(catalog, audience) {
+    unlockEffect(catalog, audience, entry) {
+      // A skill too big for the cap unlocks nothing: its get_info names the dispatcher calls instead.
+      if (oversized(catalog, audience, entry.skill.name)) return { record: false, notify: false };
       const matters = unlocksMatter(catalog, audience);
       const limit = matters ? unlockLimit(catalog, audience.principal) : undefined;
       return limit === undefined
@@ -220,6 +274,7 @@ export function createDisclosurePolicy(options: DisclosurePolicyOptions): Disclo
         : { record: true, notify: true, limit };
     },
     infoText(catalog, entry, audience) {
+      if (oversized(catalog, audience, entry.skill.name)) return infoTextOf(entry, 'catalog');
       return infoTextOf(entry, modeOfAudience(catalog, audience));
     },
     instructions(catalog, audience) {

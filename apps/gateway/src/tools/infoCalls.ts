@@ -45,7 +45,7 @@ async function skillInfo(
 ): Promise<CallToolResult> {
   const { disclosure } = services;
   const { audience } = call;
-  const effect = disclosure.unlockEffect(call.catalog, audience);
+  const effect = disclosure.unlockEffect(call.catalog, audience, entry);
   if (
     effect.record &&
     (await services.unlocks.unlock(audience.scopeKey, entry.skill.name, effect.limit)).added

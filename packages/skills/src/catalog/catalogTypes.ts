@@ -100,6 +100,12 @@ export interface ToolView {
   readonly unlocked: ReadonlySet<string>;
   /** Skill names the principal may use; undefined means every skill. Reuse one Set per principal. */
   readonly allowed?: ReadonlySet<string>;
+  /**
+   * Namespaced mode only: the catalog mode's dispatcher tools (read_skill_file, run_skill_script,
+   * call_skill_tool, the async pair) are listed and callable after the get_info tools, for the skills whose own
+   * tools would take the list past tools.max_listed: those are disclosed as catalog mode does, never unlocked.
+   */
+  readonly dispatchers?: boolean;
 }
 
 /** Options of createCatalog. */

@@ -109,16 +109,19 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
       case 'search':
         return searchList(view.allowed);
       case 'namespaced': {
-        const base = getInfoTools(view.allowed);
+        // With dispatchers the first list is the catalog mode's: get_info tools, dispatchers, async pair.
+        const dispatching = view.dispatchers === true;
+        const base = dispatching ? catalogList(view.allowed) : getInfoTools(view.allowed);
         const unlocked = unlockedEntries(view);
         if (unlocked.length === 0) return base;
         // Sessions that unlocked the same skills share one list (and the gateway writes its JSON once).
         const lists = unlockedLists(view.allowed);
-        const key = unlocked.map((e) => e.skill.name).join('\0');
+        const key = `${dispatching ? 'd' : ''}\0${unlocked.map((e) => e.skill.name).join('\0')}`;
         let list = lists.get(key);
         if (list === undefined) {
           const tools = base.concat(...unlocked.map((e) => e.tools));
-          list = Object.freeze(anyUnlockedScripts(view) ? tools.concat(shared.async) : tools);
+          const asyncListed = dispatching && allowedHasScripts(view.allowed);
+          list = Object.freeze(anyUnlockedScripts(view) && !asyncListed ? tools.concat(shared.async) : tools);
           // Bounded: unlock sets are few in practice, but a client could try many.
           if (lists.size >= MAX_UNLOCKED_LISTS) lists.clear();
           lists.set(key, list);
@@ -132,7 +135,11 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
     if (target === undefined) return 'hidden';
     const mode = view.disclosure;
     const callable = (yes: boolean): ToolAccess => (yes ? 'callable' : 'hidden');
-    const dispatching = mode === 'universal' || mode === 'catalog' || mode === 'search';
+    const dispatching =
+      mode === 'universal' ||
+      mode === 'catalog' ||
+      mode === 'search' ||
+      (mode === 'namespaced' && view.dispatchers === true);
     switch (target.kind) {
       case 'search_skills':
         return callable(mode === 'search');
@@ -149,6 +156,7 @@ export function createToolViews(source: ToolViewSource): Pick<Catalog, 'listTool
       case 'cancel_async':
         if (mode === 'universal' || mode === 'search') return 'callable';
         if (mode === 'eager' || mode === 'catalog') return callable(allowedHasScripts(view.allowed));
+        if (view.dispatchers === true && allowedHasScripts(view.allowed)) return 'callable';
         return callable(anyUnlockedScripts(view));
       case 'get_info':
         // Search mode lists only the pinned ones: callable is listed, in every mode.
