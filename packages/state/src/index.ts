@@ -1,8 +1,9 @@
 export { createStateBackend } from './createStateBackend.js';
 export type { EventBus, StateEvent } from './events/types.js';
-export { createJobRegistry } from './jobs/createJobRegistry.js';
-export type { JobRegistry, JobStatus } from './jobs/registryTypes.js';
-export type { JobEnd, JobRecord } from './jobs/types.js';
+export { createMemoryJobStore } from './jobs/createMemoryJobStore.js';
+export { createRedisJobStore } from './jobs/createRedisJobStore.js';
+export { NO_OUTPUT } from './jobs/noOutput.js';
+export type { JobEnd, JobRecord, JobRecordState, JobStore, JobStoreOptions } from './jobs/types.js';
 export type { RateLimiter } from './rateLimit/types.js';
 export type { RedisConnection } from './redis/createRedisConnection.js';
 export { createRedisConnection } from './redis/createRedisConnection.js';

@@ -1,6 +1,7 @@
 import { type ResolvedToken, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import { createJobRegistry, type JobRegistry } from '@skillgate/jobs';
 import type { ScriptRunner } from '@skillgate/runner';
-import { createJobRegistry, type JobRegistry, type SessionStore } from '@skillgate/state';
+import type { SessionStore } from '@skillgate/state';
 import type { UpstreamPool } from '@skillgate/upstreams';
 import type { FastifyBaseLogger } from 'fastify';
 import { type CatalogSource, createCatalogSource } from '../core/catalogSource.js';

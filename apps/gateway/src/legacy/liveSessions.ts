@@ -5,7 +5,8 @@ import {
   type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { EventBus, JobRegistry, SessionRecord, SessionStore, StateEvent } from '@skillgate/state';
+import type { JobRegistry } from '@skillgate/jobs';
+import type { EventBus, SessionRecord, SessionStore, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import { createSessionAnswers } from '../direct/sessionAnswers.js';

@@ -1,8 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import type { JobRegistry, JobStatus } from '@skillgate/jobs';
 import { RunnerError, type RunRequest, type RunResult, type ScriptRunner } from '@skillgate/runner';
 import { confirmFilePlace, type RunInput, type SkillFile, SkillsError } from '@skillgate/skills';
-import { type JobRegistry, type JobStatus, StateError } from '@skillgate/state';
+import { StateError } from '@skillgate/state';
 import { budgetIdOf } from '../auth/accessPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';

@@ -86,7 +86,7 @@ export function createMemoryJobStore(options: JobStoreOptions): JobStore {
       const job = jobs.get(id);
       if (job === undefined) return { cancelRequested: true };
       if (job.state === 'running') {
-        if (output !== undefined) job.output = cutOutput(output, { maxBytes: options.maxOutputBytes });
+        if (output !== undefined) job.output = cutOutput(output, options.maxOutputBytes);
         job.updatedAt = Date.now();
         job.durationMs = job.updatedAt - job.startedAt;
       }
@@ -102,19 +102,19 @@ export function createMemoryJobStore(options: JobStoreOptions): JobStore {
         exitCode: end.exitCode,
         signal: end.signal,
         durationMs: end.durationMs,
-        output: cutOutput(end.output, { maxBytes: options.maxOutputBytes }),
+        output: cutOutput(end.output, options.maxOutputBytes),
         updatedAt: now,
         endedAt: now,
         ...(end.error === undefined ? {} : { error: end.error }),
         ...(end.limitExceeded === undefined ? {} : { limitExceeded: end.limitExceeded }),
       });
     },
-    async get(owner, id, tailLines) {
+    async get(owner, id) {
       ensureOpen();
       const job = find(owner, id);
       if (job === undefined) return undefined;
       const durationMs = job.state === 'running' ? Date.now() - job.startedAt : job.durationMs;
-      return { ...job, durationMs, output: cutOutput(job.output, { tailLines }) };
+      return { ...job, durationMs };
     },
     async cancel(owner, id) {
       ensureOpen();

@@ -117,8 +117,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     },
     async progress(id, output) {
       ensureOpen();
-      const json =
-        output === undefined ? '' : JSON.stringify(cutOutput(output, { maxBytes: options.maxOutputBytes }));
+      const json = output === undefined ? '' : JSON.stringify(cutOutput(output, options.maxOutputBytes));
       const cancel = await connection.script(
         REDIS_JOB_SCRIPTS.progress,
         [jobKey(id)],
@@ -138,7 +137,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
           end.exitCode === null ? '' : end.exitCode,
           end.signal ?? '',
           end.durationMs,
-          JSON.stringify(cutOutput(end.output, { maxBytes: options.maxOutputBytes })),
+          JSON.stringify(cutOutput(end.output, options.maxOutputBytes)),
           end.error ?? '',
           ttl,
           id,
@@ -146,14 +145,14 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
         ],
       );
     },
-    async get(owner, id, tailLines) {
+    async get(owner, id) {
       const record = await read(owner, id, false);
       if (record === undefined) return undefined;
       const durationMs =
         record.state === 'running'
           ? Math.max(record.durationMs, Date.now() - record.startedAt)
           : record.durationMs;
-      return { ...record, durationMs, output: cutOutput(record.output, { tailLines }) };
+      return { ...record, durationMs };
     },
     async cancel(owner, id) {
       const record = await read(owner, id, true);

@@ -1,10 +1,4 @@
-import { lastLines, type ScriptOutput } from '@skillgate/runner';
-
-/** How to cut job output: bytes kept of each stream, and/or the last lines of each. */
-export interface CutOptions {
-  readonly maxBytes?: number;
-  readonly tailLines?: number;
-}
+import type { JobOutput } from './types.js';
 
 function lastBytes(text: string, maxBytes: number): { text: string; cut: boolean } {
   const buffer = Buffer.from(text, 'utf8');
@@ -15,20 +9,10 @@ function lastBytes(text: string, maxBytes: number): { text: string; cut: boolean
   return { text: buffer.subarray(start).toString('utf8'), cut: true };
 }
 
-function cutStream(text: string, options: CutOptions): { text: string; cut: boolean } {
-  let result = { text, cut: false };
-  if (options.maxBytes !== undefined) result = lastBytes(result.text, options.maxBytes);
-  if (options.tailLines !== undefined) {
-    const lines = lastLines(result.text, options.tailLines);
-    result = { text: lines.text, cut: result.cut || lines.cut };
-  }
-  return result;
-}
-
-/** Keeps the tail of each stream of a job's output; a cut sets the stream's truncated flag. */
-export function cutOutput(output: ScriptOutput, options: CutOptions): ScriptOutput {
-  const stdout = cutStream(output.stdout, options);
-  const stderr = cutStream(output.stderr, options);
+/** Keeps the last maxBytes of each stream of a job's output (what a record holds); a cut sets the stream's truncated flag. */
+export function cutOutput(output: JobOutput, maxBytes: number): JobOutput {
+  const stdout = lastBytes(output.stdout, maxBytes);
+  const stderr = lastBytes(output.stderr, maxBytes);
   return {
     stdout: stdout.text,
     stderr: stderr.text,

@@ -1,7 +1,7 @@
-import type { ScriptOutput } from '@skillgate/runner';
+import type { JobOutput } from './types.js';
 
 /** The output of a job that has printed nothing yet. */
-export const NO_OUTPUT: ScriptOutput = Object.freeze({
+export const NO_OUTPUT: JobOutput = Object.freeze({
   stdout: '',
   stderr: '',
   stdout_truncated: false,

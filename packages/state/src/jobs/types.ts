@@ -1,4 +1,18 @@
-import type { LimitName, ScriptOutput } from '@skillgate/runner';
+/**
+ * A job's output as the store keeps it: each stream's tail, its truncation flag and its byte count (the
+ * runner's ScriptOutput, which the job registry writes here).
+ */
+export interface JobOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly stdout_truncated: boolean;
+  readonly stderr_truncated: boolean;
+  readonly stdout_bytes: number;
+  readonly stderr_bytes: number;
+}
+
+/** Which of `scripts.limits` a run hit, as the runner names it. */
+export type JobLimit = 'memory' | 'processes' | 'file_bytes' | 'cpu_seconds';
 
 /** State of an async job; `lost` means the replica running it stopped answering. */
 export type JobRecordState = 'running' | 'exited' | 'timed_out' | 'cancelled' | 'failed' | 'lost';
@@ -19,11 +33,11 @@ export interface JobEnd {
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly durationMs: number;
-  readonly output: ScriptOutput;
+  readonly output: JobOutput;
   /** Why a `failed` job failed. */
   readonly error?: string;
   /** Set when the run hit one of `scripts.limits` and the runner can tell which. */
-  readonly limitExceeded?: LimitName;
+  readonly limitExceeded?: JobLimit;
 }
 
 /** An async job as every replica sees it. */
@@ -36,14 +50,14 @@ export interface JobRecord extends NewJob {
   /** Run time so far, or in all once ended. */
   readonly durationMs: number;
   /** Output so far (each stream's tail, bounded by the store), flags and byte counts. */
-  readonly output: ScriptOutput;
+  readonly output: JobOutput;
   /** Last time the running replica reported on the job. */
   readonly updatedAt: number;
   readonly endedAt?: number;
   /** Why the job failed or was lost. */
   readonly error?: string;
   /** Set when the run hit one of `scripts.limits` and the runner can tell which. */
-  readonly limitExceeded?: LimitName;
+  readonly limitExceeded?: JobLimit;
   /** A cancel was asked for (from any replica). */
   readonly cancelRequested: boolean;
 }
@@ -55,11 +69,11 @@ export interface JobStore {
   /** Registers a job running on this replica; rejects JOB_LIMIT when its owner already runs the most it may. */
   start(job: NewJob): Promise<void>;
   /** Records output so far (none: unchanged); says whether a cancel was requested meanwhile. */
-  progress(id: string, output?: ScriptOutput): Promise<{ readonly cancelRequested: boolean }>;
+  progress(id: string, output?: JobOutput): Promise<{ readonly cancelRequested: boolean }>;
   /** Records how the job ended; it is kept for the jobs TTL from now. */
   finish(id: string, end: JobEnd): Promise<void>;
-  /** The job if it exists and belongs to owner; output cut to the last tailLines lines of each stream. */
-  get(owner: string, id: string, tailLines?: number): Promise<JobRecord | undefined>;
+  /** The job if it exists and belongs to owner, with its output as kept (cut by lines by the reader). */
+  get(owner: string, id: string): Promise<JobRecord | undefined>;
   /** Asks the replica running the job to stop it; the record as it is now, undefined when unknown or foreign. */
   cancel(owner: string, id: string): Promise<JobRecord | undefined>;
   /** Called on this replica when a cancel reaches one of its jobs (asked here or on another replica). */

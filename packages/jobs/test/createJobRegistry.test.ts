@@ -8,14 +8,18 @@ import {
   type RunRequest,
   type ScriptRunner,
 } from '@skillgate/runner';
+import {
+  createMemoryJobStore,
+  createRedisJobStore,
+  type JobEnd,
+  type JobStore,
+  type JobStoreOptions,
+  StateError,
+} from '@skillgate/state';
 import { type RedisServer, startRedisServer, waitFor } from '@skillgate/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createJobRegistry } from '../src/jobs/createJobRegistry.js';
-import { createMemoryJobStore } from '../src/jobs/createMemoryJobStore.js';
-import { createRedisJobStore } from '../src/jobs/createRedisJobStore.js';
-import type { JobRegistry } from '../src/jobs/registryTypes.js';
-import type { JobEnd, JobStore, JobStoreOptions } from '../src/jobs/types.js';
-import { StateError } from '../src/stateError.js';
+import { createJobRegistry } from '../src/createJobRegistry.js';
+import type { JobRegistry } from '../src/jobTypes.js';
 import { connections, freshPrefix } from './helpers/redisReplicas.js';
 
 const SKILL_DIR = fileURLToPath(new URL('./fixtures/job-skill/', import.meta.url));

@@ -1,5 +1,5 @@
 import type { LimitName, RunRequest, ScriptOutput } from '@skillgate/runner';
-import type { JobRecord, JobRecordState } from './types.js';
+import type { JobRecord, JobRecordState } from '@skillgate/state';
 
 /** What skill_get_async_status returns: the job's state and its output so far, with the run result's flags. */
 export interface JobStatus extends ScriptOutput {

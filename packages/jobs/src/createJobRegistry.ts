@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
 import { RunnerError, type RunningScript, type ScriptRunner } from '@skillgate/runner';
-import { StateError } from '../stateError.js';
-import { cutOutput } from './cutOutput.js';
+import { type JobEnd, type JobRecord, type JobStore, NO_OUTPUT, StateError } from '@skillgate/state';
+import type { JobRegistry, JobStatus } from './jobTypes.js';
+import { lastLinesOf } from './lastLinesOf.js';
 import { mirrorJob } from './mirrorJob.js';
-import { NO_OUTPUT } from './noOutput.js';
-import type { JobRegistry, JobStatus } from './registryTypes.js';
-import type { JobEnd, JobRecord, JobStore } from './types.js';
 
 /** Options of createJobRegistry. */
 export interface JobRegistryOptions {
@@ -63,10 +61,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   const offCancel = store.onCancel((id) => local.get(id)?.abort.abort());
 
   const read = async (owner: string, jobId: string, tailLines: number | undefined): Promise<JobRecord> => {
-    const record = await store.get(owner, jobId, tailLines);
+    const record = await store.get(owner, jobId);
     // Unknown and foreign jobs get the same answer, so an id never reveals that a job exists.
     if (record === undefined) throw new StateError('JOB_NOT_FOUND', 'no such job');
-    return record;
+    return { ...record, output: lastLinesOf(record.output, tailLines) };
   };
 
   return {
@@ -130,7 +128,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       // The record as it is now: the stop is asked for, not awaited (the job may run on another replica).
       return toStatus({
         ...record,
-        output: cutOutput(record.output, { tailLines: options.defaultTailLines }),
+        output: lastLinesOf(record.output, options.defaultTailLines),
       });
     },
     dropOwner(owner) {

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningScript, ScriptOutput } from '@skillgate/runner';
-import { StateError } from '../stateError.js';
-import type { JobEnd, JobStore } from './types.js';
+import { type JobEnd, type JobStore, StateError } from '@skillgate/state';
 
 /** Options of mirrorJob. */
 export interface MirrorJobOptions {

@@ -1,0 +1,2 @@
+export { createJobRegistry } from './createJobRegistry.js';
+export type { JobRegistry, JobStatus } from './jobTypes.js';
