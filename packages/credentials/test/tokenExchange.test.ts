@@ -79,6 +79,34 @@ describe('token exchange (RFC 8693)', () => {
     expect(events.filter((e) => e.kind === 'exchange').every((e) => e.outcome === 'ok')).toBe(true);
   });
 
+  it("keeps an exchanged token no longer than the caller's own token lives", async () => {
+    let clock = Date.now();
+    const credentials = createCredentials({
+      settings: settingsWith({
+        upstreams: [{ upstream: 'search', kind: 'token_exchange', exchange: exchange() }],
+      }),
+      env: testEnv(),
+      now: () => clock,
+    });
+    const exp = Math.floor(clock / 1000) + 100;
+    const subject = await server.sign({
+      iss: server.issuer,
+      sub: 'carol',
+      aud: 'https://gateway.example/mcp',
+      exp,
+    });
+    const grant = 'urn:ietf:params:oauth:grant-type:token-exchange';
+    const before = server.tokenRequests(grant);
+    await credentials.headersFor('search', 'oauth:x:carol', subject);
+    clock += 90_000;
+    await credentials.headersFor('search', 'oauth:x:carol', subject);
+    expect(server.tokenRequests(grant) - before).toBe(1);
+    // Past the subject token's exp (though the exchanged token's own 600 s are not over): asked again.
+    clock += 11_000;
+    await credentials.headersFor('search', 'oauth:x:carol', subject);
+    expect(server.tokenRequests(grant) - before).toBe(2);
+  });
+
   it('says EXCHANGE_FAILED for a subject token the server does not know, without the token in the message', async () => {
     const credentials = createCredentials({
       settings: settingsWith({

@@ -31,6 +31,21 @@ export interface GatewayTokensOptions {
 
 const digest = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
+/**
+ * A JWT's `exp` in epoch ms, read without checking the signature (the gateway verified the caller's token
+ * before handing it here); undefined for an opaque token.
+ */
+const expiryOf = (token: string): number | undefined => {
+  const [, payload] = token.split('.');
+  if (payload === undefined) return undefined;
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 /** Gateway tokens cached in this process (they are the gateway's, or derived per request: nothing to share). */
 export function createGatewayTokens(options: GatewayTokensOptions): GatewayTokens {
   const { configurations, emit, now } = options;
@@ -62,15 +77,20 @@ export function createGatewayTokens(options: GatewayTokensOptions): GatewayToken
         ),
       ),
     exchanged: (upstream, exchange, principal, subject) =>
-      tokens.get(`x:${upstream}:${principal}\n${digest(subject)}`, () =>
-        fetchToken('exchange', upstream, async () =>
+      tokens.get(`x:${upstream}:${principal}\n${digest(subject)}`, async () => {
+        const token = await fetchToken('exchange', upstream, async () =>
           requestTokenExchange(
             await configurations.tokenEndpoint(`x:${upstream}`, upstream, exchange),
             subject,
             exchange,
           ),
-        ),
-      ),
+        );
+        // Never kept past the caller's own token: what was exchanged for it ends with it.
+        const subjectExpiry = expiryOf(subject);
+        return subjectExpiry === undefined
+          ? token
+          : { ...token, renewAt: Math.min(token.renewAt, subjectExpiry) };
+      }),
     dropClientCredentials: (key, token) => tokens.invalidate(`cc:${key}`, token),
     dropExchanged: (upstream, principal) => tokens.invalidatePrefix(`x:${upstream}:${principal}\n`),
   };
