@@ -238,6 +238,8 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
         disclosure: options.pickDisclosure(client.name, principal.name),
         scopeKey: settings.scope === 'principal' ? `principal:${principal.id}` : id,
         createdAt: Date.now(),
+        // sessions.max_per_principal follows the subject as the other caps do, not each grant set of it.
+        ...(principal.budgetId === undefined ? {} : { capKey: principal.budgetId }),
       };
       let evicted: SessionRecord | undefined;
       // A session cap (SessionError) becomes 503 in the one error translation (errors/toGatewayError.ts).

@@ -79,8 +79,9 @@ redis.call('ZADD', KEYS[2], exp, ARGV[2])
 local members = {}
 local ok, rec = pcall(cjson.decode, v)
 if ok and type(rec) == 'table' then
-  if type(rec.principal) == 'string' then
-    local pk = ARGV[1] .. 'principal:' .. rec.principal .. ':sessions'
+  local who = type(rec.capKey) == 'string' and rec.capKey or rec.principal
+  if type(who) == 'string' then
+    local pk = ARGV[1] .. 'principal:' .. who .. ':sessions'
     redis.call('ZADD', pk, exp, ARGV[2])
     redis.call('PEXPIRE', pk, ARGV[3])
   end
@@ -101,8 +102,9 @@ if not v then return 0 end
 redis.call('DEL', KEYS[1])
 local ok, rec = pcall(cjson.decode, v)
 if ok and type(rec) == 'table' then
-  if type(rec.principal) == 'string' then
-    redis.call('ZREM', ARGV[1] .. 'principal:' .. rec.principal .. ':sessions', ARGV[2])
+  local who = type(rec.capKey) == 'string' and rec.capKey or rec.principal
+  if type(who) == 'string' then
+    redis.call('ZREM', ARGV[1] .. 'principal:' .. who .. ':sessions', ARGV[2])
   end
   if rec.scopeKey == ARGV[2] then redis.call('DEL', ARGV[1] .. 'unlocked:' .. ARGV[2]) end
 end
@@ -225,7 +227,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       ensureOpen();
       const result = await connection.script(
         CREATE,
-        [index, principalKey(record.principal), sessionKey(record.id)],
+        [index, principalKey(record.capKey ?? record.principal), sessionKey(record.id)],
         [prefix, record.id, JSON.stringify(record), ttl, options.maxSessions, options.maxPerPrincipal],
       );
       const [outcome, expired, evictedId, evictedJson] = Array.isArray(result) ? result : [];

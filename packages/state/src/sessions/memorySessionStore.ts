@@ -15,6 +15,9 @@ const UNCHANGED: UnlockOutcome = Object.freeze({ added: false, dropped: Object.f
  * In-memory SessionStore: sessions and unlock sets in idle-expiring maps; unlocks per scope key.
  * A session costs its record plus the names it unlocked, whatever the catalog size.
  */
+/** Whose sessions.max_per_principal a session counts against (SessionRecord.capKey). */
+const capKeyOf = (record: SessionRecord): string => record.capKey ?? record.principal;
+
 export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
   const perPrincipal = new Map<string, number>();
   // Unlocks live apart from sessions so that `scope: principal` outlives one connection;
@@ -32,9 +35,10 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
 
   // The one place a session leaves the store, whether deleted or expired.
   const release = (record: SessionRecord): void => {
-    const left = (perPrincipal.get(record.principal) ?? 1) - 1;
-    if (left <= 0) perPrincipal.delete(record.principal);
-    else perPrincipal.set(record.principal, left);
+    const key = capKeyOf(record);
+    const left = (perPrincipal.get(key) ?? 1) - 1;
+    if (left <= 0) perPrincipal.delete(key);
+    else perPrincipal.set(key, left);
     if (record.scopeKey === record.id) unlocks.delete(record.scopeKey);
   };
 
@@ -52,11 +56,12 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       if (closed) throw new SessionError('SESSION_LIMIT', 'session store is closed');
       sessions.sweep();
       let evicted: SessionRecord | undefined;
-      if ((perPrincipal.get(record.principal) ?? 0) >= options.maxPerPrincipal) {
+      const key = capKeyOf(record);
+      if ((perPrincipal.get(key) ?? 0) >= options.maxPerPrincipal) {
         // Clients that never DELETE their sessions would lock their principal out: the principal's
         // longest-idle session makes room. The map is in order of last use, so the first match is it.
         for (const [id, held] of sessions.entries()) {
-          if (held.principal !== record.principal) continue;
+          if (capKeyOf(held) !== key) continue;
           sessions.delete(id);
           release(held);
           evicted = held;
@@ -69,7 +74,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       }
       const previous = sessions.peek(record.id);
       if (previous !== undefined) release(previous);
-      perPrincipal.set(record.principal, (perPrincipal.get(record.principal) ?? 0) + 1);
+      perPrincipal.set(key, (perPrincipal.get(key) ?? 0) + 1);
       sessions.set(record.id, record);
       return evicted;
     },

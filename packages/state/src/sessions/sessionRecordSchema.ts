@@ -11,6 +11,7 @@ const schema = z.object({
   disclosure: z.enum(DISCLOSURES),
   scopeKey: z.string().min(1),
   createdAt: z.number(),
+  capKey: z.string().min(1).optional(),
 });
 
 /** Parses a session record read from the shared store; undefined when it is not one. */

@@ -21,6 +21,11 @@ export interface SessionRecord {
   /** Key that unlocks and jobs are stored under: the session id, or the principal when scope is `principal`. */
   readonly scopeKey: string;
   readonly createdAt: number;
+  /**
+   * Whose `sessions.max_per_principal` the session counts against, when not `principal`: an OAuth subject
+   * across the grant sets its tokens carry (each grant set is a principal of its own).
+   */
+  readonly capKey?: string;
 }
 
 /** A session as one request sees it: its record and what its scope has unlocked, read together. */
