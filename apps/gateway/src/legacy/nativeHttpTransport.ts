@@ -256,7 +256,9 @@ export class NativeHttpTransport implements SessionTransport {
    */
   private write(res: ServerResponse, chunk: string): void {
     if (res.destroyed) return;
-    res.write(chunk);
+    // As bytes: writableLength counts a string chunk in UTF-16 units, so multi-byte text left unread could
+    // pass the bound threefold before the stream was closed.
+    res.write(Buffer.from(chunk, 'utf8'));
     if (res.writableLength > this.limits.maxResponseBytes) res.destroy();
   }
 
