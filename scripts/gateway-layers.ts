@@ -14,7 +14,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['skillsExtension'],
   ['mcp', 'direct'],
   ['legacy', 'modern'],
-  ['reload', 'upstreams', 'operator'],
+  ['reload', 'upstreams', 'operator', 'connect'],
   ['http'],
   ['compose'],
   ['cli'],

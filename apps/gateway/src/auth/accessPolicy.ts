@@ -20,10 +20,24 @@ export interface Principal {
    * has one budget whatever grants its tokens carry, though each grant set has its own `id`.
    */
   readonly budgetId?: string;
+  /**
+   * Whose connected accounts this principal uses (credentialOwnerOf): `oauth:<issuer>#<subject>` for an OAuth
+   * subject whatever its grants; absent for static tokens (their `id`) and the anonymous principal (none).
+   */
+  readonly credentialOwner?: string;
 }
 
 /** The key of the principal's rate-limit bucket and per-caller caps (listen streams, script and upstream slots). */
 export const budgetIdOf = (principal: Principal): string => principal.budgetId ?? principal.id;
+
+/**
+ * The key a principal's connected accounts are stored under (docs/credentials.md, "The store"), or undefined
+ * for the anonymous principal: requests without a token are everyone's, so they connect nothing.
+ */
+export function credentialOwnerOf(principal: Principal): string | undefined {
+  if (principal.id === 'anon') return undefined;
+  return principal.credentialOwner ?? principal.id;
+}
 
 /** A configured token, stored only as its sha256. */
 export interface TokenEntry {

@@ -192,7 +192,14 @@ export function createOAuthVerifier(options: OAuthVerifierOptions): OAuthVerifie
     const id = `oauth:${issuerHash}:${shortHash(skills.join('\n'), 12)}:${name}`;
     // Budgets follow the subject, not the grant set: a client asking for tokens with other scope subsets must
     // not get a new rate-limit bucket (and new stream and slot caps) with each.
-    return Object.freeze({ id, name, skills, budgetId: `oauth:${issuerHash}:${name}` });
+    return Object.freeze({
+      id,
+      name,
+      skills,
+      budgetId: `oauth:${issuerHash}:${name}`,
+      // Connected accounts follow the person (issuer and subject), never a grant set or a session.
+      credentialOwner: `oauth:${options.issuer}#${name}`,
+    });
   };
 
   const verifyJwt = async (

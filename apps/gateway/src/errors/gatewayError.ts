@@ -27,6 +27,11 @@ export type GatewayErrorCode =
   | 'RESOURCE_TOO_LARGE'
   | 'RESOURCE_CHANGED'
   | 'RESOURCE_UNREADABLE'
+  | 'URL_ELICITATION_REQUIRED'
+  | 'INVALID_REQUEST_STATE'
+  | 'CONNECT_REFUSED'
+  | 'CONNECT_LINK_EXPIRED'
+  | 'CONNECT_PROVIDER_FAILED'
   | 'INTERNAL';
 
 /** The HTTP status and JSON-RPC code one GatewayErrorCode is answered with. */
@@ -68,6 +73,14 @@ export const ERROR_TABLE: Readonly<Record<GatewayErrorCode, ErrorMapping>> = {
   RESOURCE_TOO_LARGE: { status: 200, rpcCode: -32603 },
   RESOURCE_CHANGED: { status: 200, rpcCode: -32603 },
   RESOURCE_UNREADABLE: { status: 200, rpcCode: -32603 },
+  // A 2025-era tool call that needs the caller to connect an account first (docs/credentials.md, "Asking").
+  URL_ELICITATION_REQUIRED: { status: 200, rpcCode: -32042 },
+  // A 2026-07-28 retry whose requestState the gateway did not mint, or minted for another call or principal.
+  INVALID_REQUEST_STATE: { status: 200, rpcCode: -32602 },
+  // The connect pages (/connect, /connections): answered as small pages, never as JSON-RPC.
+  CONNECT_REFUSED: { status: 403, rpcCode: -32000 },
+  CONNECT_LINK_EXPIRED: { status: 404, rpcCode: -32000 },
+  CONNECT_PROVIDER_FAILED: { status: 502, rpcCode: -32000 },
   INTERNAL: { status: 500, rpcCode: -32603 },
 };
 

@@ -1,4 +1,4 @@
-import { type HtmlValue, html, type SafeHtml } from './html.js';
+import { type HtmlValue, html, type SafeHtml } from '../core/html.js';
 
 /** One row of a dataTable: its attributes (for tests and anchors) and its cells, in column order. */
 export interface DataRow {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import { collectOperatorView, type OperatorSources } from './collectOperatorView.js';
-import { html } from './html.js';
+import { html } from '../core/html.js';
 import type { OperatorAccess } from './operatorAccess.js';
 import { renderOperatorPage } from './renderOperatorPage.js';
 

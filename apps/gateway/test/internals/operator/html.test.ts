@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { html } from '../../../src/operator/html.js';
+import { html } from '../../../src/core/html.js';
 
 describe('html', () => {
   it('escapes every interpolated string, in text and in quoted attributes', () => {
