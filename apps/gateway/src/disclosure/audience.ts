@@ -13,4 +13,9 @@ export interface Audience {
   readonly scopeKey: string;
   /** The legacy session id, for logs (none on 2026-07-28 requests). */
   readonly sessionId?: string;
+  /**
+   * Whether a 2025-era session's client declared URL elicitation at initialize (docs/credentials.md, "Asking
+   * to connect"); a 2026-07-28 request says so in its own envelope instead.
+   */
+  readonly elicitsUrl?: boolean;
 }

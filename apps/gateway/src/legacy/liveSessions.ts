@@ -137,6 +137,7 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
       principal,
       scopeKey: record.scopeKey,
       sessionId: record.id,
+      elicitsUrl: record.elicitsUrl === true,
     };
     const transport: SessionTransport =
       settings.transport === 'sdk'
@@ -240,6 +241,7 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
         createdAt: Date.now(),
         // sessions.max_per_principal follows the subject as the other caps do, not each grant set of it.
         ...(principal.budgetId === undefined ? {} : { capKey: principal.budgetId }),
+        elicitsUrl: initialize.params.capabilities?.elicitation?.url !== undefined,
       };
       let evicted: SessionRecord | undefined;
       // A session cap (SessionError) becomes 503 in the one error translation (errors/toGatewayError.ts).

@@ -12,6 +12,7 @@ const schema = z.object({
   scopeKey: z.string().min(1),
   createdAt: z.number(),
   capKey: z.string().min(1).optional(),
+  elicitsUrl: z.boolean().optional(),
 });
 
 /** Parses a session record read from the shared store; undefined when it is not one. */

@@ -26,6 +26,12 @@ export interface SessionRecord {
    * across the grant sets its tokens carry (each grant set is a principal of its own).
    */
   readonly capKey?: string;
+  /**
+   * Whether the client declared URL elicitation at initialize (`capabilities.elicitation.url`): it is then
+   * asked to connect an account with -32042 instead of a tool error (docs/credentials.md). Absent in records
+   * written before it was kept: false.
+   */
+  readonly elicitsUrl?: boolean;
 }
 
 /** A session as one request sees it: its record and what its scope has unlocked, read together. */
