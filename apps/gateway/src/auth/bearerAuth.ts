@@ -46,6 +46,11 @@ export interface Authenticated {
   readonly principal: Principal;
   /** Milliseconds since the epoch after which an OAuth access token is refused; undefined for static tokens. */
   readonly validUntil: number | undefined;
+  /**
+   * The validated OAuth access token itself: the subject of a token exchange and nothing else (docs/credentials.md,
+   * "Never passed on"); undefined for static tokens and anonymous requests.
+   */
+  readonly accessToken?: string;
 }
 
 /** Who a request comes from: static tokens and OAuth access tokens, both from the Authorization header. */
@@ -169,7 +174,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
           },
         });
       }
-      return { principal: verified.principal, validUntil: verified.validUntil };
+      return { principal: verified.principal, validUntil: verified.validUntil, accessToken: token };
     },
 
     metadata(origin) {

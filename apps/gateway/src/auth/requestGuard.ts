@@ -11,6 +11,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** When the request's credential stops being valid (ms since the epoch): OAuth tokens only. */
     credentialValidUntil: number | null;
+    /** The validated OAuth access token (auth/callerToken.ts): a token exchange's subject, nothing else. */
+    accessToken: string | null;
   }
 }
 
@@ -77,7 +79,7 @@ export function registerGuardedRoutes(
       for (const [name, value] of CORS_ENTRIES) raw.setHeader(name, value);
     }
     if (request.method === 'OPTIONS') return;
-    const { principal, validUntil } = await options.bearerAuth.authenticate({
+    const { principal, validUntil, accessToken } = await options.bearerAuth.authenticate({
       authorization: request.headers.authorization,
       url: request.url,
       address: request.ip,
@@ -86,6 +88,7 @@ export function registerGuardedRoutes(
     });
     request.principal = principal;
     request.credentialValidUntil = validUntil ?? null;
+    request.accessToken = accessToken ?? null;
     // Every later log line of this request (including "request completed") names the principal.
     request.log = request.log.child({ principal: principal.name });
     reply.log = request.log;
@@ -95,6 +98,7 @@ export function registerGuardedRoutes(
   };
   app.decorateRequest('principal', null);
   app.decorateRequest('credentialValidUntil', null);
+  app.decorateRequest('accessToken', null);
   void app.register(async (scope) => {
     scope.addHook('onRequest', guard);
     routes(scope);

@@ -1,4 +1,4 @@
-import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/accessPolicy.js';
 import { createOwnedMemo } from '../core/catalogMemo.js';
 import { isRenderedOnce, objectJsonOf } from '../core/renderedJson.js';
@@ -104,7 +104,9 @@ export function createModernAnswers(options: ModernAnswersOptions): ModernAnswer
           // A plain request carries no progressToken, so nothing is ever sent before the result.
           new LazyCallContext(abort, NOTHING_TO_SEND),
         );
-        const valid = validToolResult(result);
+        // A call that needs a connected account answers input_required (tools/callCredentials.ts): encoded as the
+        // SDK encodes a handler's own resultType.
+        const valid = isInputRequiredResult(result) ? { ...result } : validToolResult(result);
         return encodeOnce(valid, undefined, () => encode('tools/call', valid));
       }
       case 'resources/read':

@@ -1,3 +1,4 @@
+import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import { isRenderedOnce, jsonOf, renderOnce } from '../core/renderedJson.js';
 import type { Audience } from '../disclosure/audience.js';
 import type { SkillsService } from '../skillsExtension/skillsService.js';
@@ -83,6 +84,8 @@ export function createSessionAnswers(options: SessionAnswersOptions): SessionAns
       case 'tools/call':
         // The request as it came is the handler's: a plain one has exactly `name` and maybe `arguments`.
         return callTool(request, ctx).then((result) => {
+          // A 2025-era call is asked to connect with -32042 or a tool error, never input_required.
+          if (isInputRequiredResult(result)) throw new Error('input_required answered on a 2025-era session');
           const valid = validToolResult(result);
           // A result built once (get_info's) is written as JSON once too (core/renderedJson.ts).
           return isRenderedOnce(valid) ? renderedResultOf(valid, () => jsonOf(valid)) : valid;

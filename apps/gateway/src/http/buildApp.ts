@@ -10,6 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
+import { withCallerToken } from '../auth/callerToken.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import { writeJsonAnswer } from '../direct/resultWriter.js';
@@ -195,12 +196,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
       handler: async (request, reply) => {
         const principal = request.principal;
         if (principal === null) throw new GatewayError('UNAUTHORIZED', 'not authenticated');
-        // Off, tracing costs this one comparison: no span, no context, no wrapped response.
-        if (tracing === undefined || request.method !== 'POST') return serve(request, reply, principal);
-        const span = startRequestSpan({ tracing, metrics, request, principal, response: reply.raw });
-        return span === undefined
-          ? serve(request, reply, principal)
-          : span.run(() => serve(request, reply, principal));
+        // An OAuth request's token is held for its async work: a token exchange's subject (auth/callerToken.ts).
+        return withCallerToken(request.accessToken ?? undefined, () => {
+          // Off, tracing costs this one comparison: no span, no context, no wrapped response.
+          if (tracing === undefined || request.method !== 'POST') return serve(request, reply, principal);
+          const span = startRequestSpan({ tracing, metrics, request, principal, response: reply.raw });
+          return span === undefined
+            ? serve(request, reply, principal)
+            : span.run(() => serve(request, reply, principal));
+        });
       },
     });
   });

@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { html } from '../core/html.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import { collectOperatorView, type OperatorSources } from './collectOperatorView.js';
-import { html } from '../core/html.js';
 import type { OperatorAccess } from './operatorAccess.js';
 import { renderOperatorPage } from './renderOperatorPage.js';
 

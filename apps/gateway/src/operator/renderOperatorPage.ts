@@ -1,8 +1,8 @@
+import { html, SafeHtml } from '../core/html.js';
+import { PAGE_STYLE } from '../core/pageStyle.js';
 import { SERVER_INFO } from '../mcp/createMcpServer.js';
 import { type OperatorView, PAGE_LIMITS } from './collectOperatorView.js';
 import { dataTable } from './dataTable.js';
-import { html, SafeHtml } from '../core/html.js';
-import { PAGE_STYLE } from '../core/pageStyle.js';
 import { renderSkillsSection, toolList } from './renderSkillsSection.js';
 
 // The stylesheet is this module's own text, never input: inserted as is.

@@ -1,6 +1,6 @@
+import { html, type SafeHtml } from '../core/html.js';
 import type { Surface } from '../disclosure/skillSurfaces.js';
 import type { OperatorView, SkillRow } from './collectOperatorView.js';
-import { html, type SafeHtml } from '../core/html.js';
 
 const SURFACE_LABELS: Readonly<Record<Surface, string>> = {
   namespaced: 'namespaced, before get_info',

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import type { InputOf, ToolKind, ToolTarget } from '@skillgate/skills';
 import { type FileServices, fileCalls } from './fileCalls.js';
 import { type InfoServices, infoCalls } from './infoCalls.js';
@@ -39,7 +39,7 @@ export function dispatchByKind<K extends ToolKind>(
   call: ToolCall,
   target: ToolTarget & { readonly kind: K },
   input: InputOf<K>,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const handler = kinds[target.kind] as KindHandler<K>;
   return handler(call, target, input);
 }

@@ -3,12 +3,20 @@ import type { Catalog, ToolTarget } from '@skillgate/skills';
 import type { Audience } from '../disclosure/audience.js';
 import type { UsageMark } from '../observability/usageCounter.js';
 import type { CallProgress } from './callProgress.js';
+import type { ConnectChannel } from './connectAnswer.js';
 import type { UpstreamCallLabels } from './upstreamCaller.js';
 
 /** What a tools/call handler needs of the request it serves: its abort signal and related notifications. */
 export interface ToolCallContext {
   readonly signal: AbortSignal;
   notify(notification: ServerNotification): Promise<void>;
+  /**
+   * 2026-07-28, on the SDK's path: whether the request's envelope (lifted out of `_meta` by the SDK) declares URL
+   * elicitation. Absent: read from the request's own `_meta` (the direct path keeps the envelope there).
+   */
+  readonly elicitsUrl?: boolean;
+  /** 2026-07-28: the requestState a retry echoed, as it came (checked before anything runs). */
+  readonly requestState?: string;
 }
 
 /** Sends tools/list_changed for a call that changed its caller's lists (toolsChanged.ts). */
@@ -47,8 +55,16 @@ export class ToolCall {
     readonly audience: Audience,
     private readonly ctx: ToolCallContext,
     private readonly toolsChanged: ToolsChangedNotice,
+    /** Whether the client declared URL elicitation (its session's initialize, or this request's envelope). */
+    private readonly elicitsUrl: boolean,
   ) {
     this.kind = target?.kind ?? 'unknown';
+  }
+
+  /** How this caller is asked to connect an account (tools/connectAnswer.ts). */
+  get connectChannel(): ConnectChannel {
+    if (!this.elicitsUrl) return 'tool_error';
+    return this.audience.era === 'legacy' ? 'url_elicitation_error' : 'input_required';
   }
 
   /** The request's abort signal. */

@@ -1,10 +1,17 @@
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/server';
 import type { EventBus, StateEvent } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CatalogSource } from '../core/catalogSource.js';
 import type { Audience } from '../disclosure/audience.js';
+import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError, toProtocolError } from '../errors/toGatewayError.js';
 import { boundStrings } from '../observability/boundStrings.js';
+import type { CallCredentials } from './callCredentials.js';
 import { type CallObserver, usageOf } from './callObservation.js';
 import { callProgress } from './callProgress.js';
 import { dispatchByKind } from './dispatchByKind.js';
@@ -15,8 +22,14 @@ import { type ResolveServices, resolveToolCall } from './resolveToolCall.js';
 import { ToolCall, type ToolCallContext } from './toolCall.js';
 import { toolsChangedNotice } from './toolsChanged.js';
 
-/** A tools/call handler for one audience: the SDK servers register it, the direct path calls it. */
-export type ToolCallHandler = (request: CallToolRequest, ctx: ToolCallContext) => Promise<CallToolResult>;
+/**
+ * A tools/call handler for one audience: the SDK servers register it, the direct path calls it. A 2026-07-28
+ * call that needs a connected account may answer input_required (tools/callCredentials.ts).
+ */
+export type ToolCallHandler = (
+  request: CallToolRequest,
+  ctx: ToolCallContext,
+) => Promise<CallToolResult | InputRequiredResult>;
 
 /** Options of createToolCallHandler: the steps of a call, each with its own services. */
 export interface ToolCallHandlerOptions {
@@ -35,6 +48,16 @@ export interface ToolCallHandlerOptions {
   readonly log: FastifyBaseLogger;
   /** Longest client string kept in logs and accepted as a progress token (`server.max_client_string_chars`). */
   readonly maxClientStringChars: number;
+  /** Checks a 2026-07-28 retry's requestState (tools/callCredentials.ts); absent: no state is ever minted. */
+  readonly requestStates?: Pick<CallCredentials, 'checkRequestState'>;
+}
+
+const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Whether a 2026-07-28 envelope (in `_meta`, or as the SDK lifts it) declares URL elicitation. */
+export function envelopeElicitsUrl(meta: Readonly<Record<string, unknown>> | undefined): boolean {
+  const capabilities = meta?.[CAPABILITIES_KEY] as { elicitation?: { url?: unknown } } | undefined;
+  return capabilities?.elicitation?.url !== undefined;
 }
 
 /**
@@ -64,18 +87,26 @@ export function createToolCallHandler(
       audience,
       ctx,
       toolsChanged,
+      audience.era === 'legacy'
+        ? audience.elicitsUrl === true
+        : (ctx.elicitsUrl ?? envelopeElicitsUrl(request.params._meta)),
     );
     try {
+      // A retry's state is the gateway's own or refused, before anything runs (-32602, never a guess).
+      if (ctx.requestState !== undefined) await checkRequestState(options, call, ctx.requestState);
       call.progress = callProgress(request.params._meta?.progressToken, ctx, maxChars);
       const resolved = await resolveToolCall(options.resolve, call);
-      let result: CallToolResult;
+      let result: CallToolResult | InputRequiredResult;
       if (resolved.kind === 'locked') {
         result = resolved.result;
         call.outcome = 'locked';
       } else {
         result = await dispatchByKind(kinds, call, resolved.target, resolved.input);
-        call.outcome = result.isError === true ? 'tool_error' : 'ok';
-        call.usage = usageOf(call, resolved.target, resolved.input, result);
+        if (!isInputRequiredResult(result)) {
+          // A call that asked to connect keeps the outcome it set (connect_required).
+          if (call.outcome === 'error') call.outcome = result.isError === true ? 'tool_error' : 'ok';
+          call.usage = usageOf(call, resolved.target, resolved.input, result);
+        }
       }
       // Most calls sent no progress: they await nothing here.
       const progressSent = call.progress?.pending();
@@ -102,4 +133,16 @@ export function createToolCallHandler(
       observe(call, performance.now() - started);
     }
   };
+}
+
+/** Refuses a requestState the gateway did not mint for this principal and tool (or any, when it mints none). */
+async function checkRequestState(
+  options: ToolCallHandlerOptions,
+  call: ToolCall,
+  state: string,
+): Promise<void> {
+  if (options.requestStates === undefined) {
+    throw new GatewayError('INVALID_REQUEST_STATE', 'Invalid or expired requestState');
+  }
+  await options.requestStates.checkRequestState(state, call.audience.principal, call.name);
 }

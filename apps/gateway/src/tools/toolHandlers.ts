@@ -5,6 +5,7 @@ import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import type { RelistWatch } from './relistWatch.js';
 import {
   createToolCallHandler,
+  envelopeElicitsUrl,
   type ToolCallHandler,
   type ToolCallHandlerOptions,
 } from './toolCallHandler.js';
@@ -45,6 +46,11 @@ export function createToolHandlers(options: ToolHandlersOptions): ToolHandlers {
         callTool(request, {
           signal: ctx.mcpReq.signal,
           notify: (notification) => ctx.mcpReq.notify(notification),
+          // 2026-07-28: the SDK lifts the envelope out of `_meta`, and keeps a retry's state for the handler.
+          ...(ctx.mcpReq.envelope === undefined
+            ? {}
+            : { elicitsUrl: envelopeElicitsUrl(ctx.mcpReq.envelope as Readonly<Record<string, unknown>>) }),
+          ...requestStateOf(ctx.mcpReq.requestState<unknown>()),
         }),
       );
     },
@@ -52,6 +58,10 @@ export function createToolHandlers(options: ToolHandlersOptions): ToolHandlers {
     listHandler: (audience, relist) => createToolListHandler(options, audience, relist),
   };
 }
+
+/** A retry's requestState as the handler checks it: the raw string (no verify hook is configured on the SDK). */
+const requestStateOf = (state: unknown): { requestState?: string } =>
+  typeof state === 'string' ? { requestState: state } : {};
 
 /** A tools/list handler for one audience (without the 2026-07-28 cache fields). */
 export type ToolListHandler = () => Promise<{ tools: Tool[] }>;

@@ -3,7 +3,11 @@ export type UpstreamFailureReason =
   | 'UPSTREAM_UNAVAILABLE'
   | 'UPSTREAM_TIMEOUT'
   | 'UPSTREAM_ERROR'
-  | 'RESULT_TOO_LARGE';
+  | 'RESULT_TOO_LARGE'
+  /** The upstream answered HTTP 401 to the caller's credential (docs/credentials.md). */
+  | 'UPSTREAM_UNAUTHORIZED'
+  /** No credential could be had for the caller (a static token where only OAuth subjects exchange, a token endpoint down). */
+  | 'CREDENTIAL_UNAVAILABLE';
 
 /** Progress an upstream reported for a call, passed on to the caller as it came. */
 export interface UpstreamProgress {
@@ -31,6 +35,7 @@ export interface UpstreamCaller {
       signal?: AbortSignal;
       onProgress?: (progress: UpstreamProgress) => void;
       meta?: Readonly<Record<string, string>>;
+      headers?: Readonly<Record<string, string>>;
     },
   ): Promise<UpstreamCallResult>;
 }

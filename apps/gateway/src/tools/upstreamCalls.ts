@@ -1,9 +1,11 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME } from '@opentelemetry/semantic-conventions/incubating';
 import type { CallTool } from '@skillgate/skills';
 import { budgetIdOf } from '../auth/accessPolicy.js';
+import { callerToken } from '../auth/callerToken.js';
 import type { Tracing } from '../observability/tracing.js';
+import { askToConnect, type CallCredentials, credentialRefusal } from './callCredentials.js';
 import type { KindHandlers } from './kindHandler.js';
 import { type SkillLookup, unknownSkill, usableSkill } from './skillLookup.js';
 import type { ToolCall } from './toolCall.js';
@@ -23,6 +25,8 @@ export interface UpstreamServices {
   readonly upstreams?: UpstreamCaller;
   /** Upstream calls as child spans; absent when tracing is off. */
   readonly tracing?: Tracing;
+  /** Each caller's credentials for upstreams with `auth` (docs/credentials.md); absent when none has. */
+  readonly credentials?: CallCredentials;
 }
 
 /** call and call_skill_tool: a tool of an upstream MCP server, called for the caller. */
@@ -71,26 +75,56 @@ function findCall(
   }`;
 }
 
-/** One upstream call of a tool call: its labels go on the call for the audit line and the metrics. */
+/**
+ * One upstream call of a tool call: its labels go on the call for the audit line and the metrics. An upstream
+ * with `auth` gets the caller's credential as headers (or the caller is asked to connect first); one that
+ * answers 401 to a credential gets one more try with a fresh one.
+ */
 async function upstreamCall(
   services: UpstreamServices,
   call: ToolCall,
   skill: string,
   target: CallTool,
   args: Record<string, unknown>,
-): Promise<CallToolResult> {
-  const { result, labels } = await callUpstream({
-    upstreams: services.upstreams,
-    skill,
-    call: target,
-    args,
-    principal: budgetIdOf(call.audience.principal),
-    signal: call.signal,
-    ...(call.progress === undefined ? {} : { onProgress: call.progress.forward }),
-    ...(services.tracing === undefined ? {} : { tracing: services.tracing }),
-  });
-  call.upstream = labels;
-  return result;
+): Promise<CallToolResult | InputRequiredResult> {
+  const { credentials } = services;
+  const request = {
+    target: target.upstream,
+    principal: call.audience.principal,
+    callerToken: callerToken(),
+    tool: call.name,
+  };
+  const send = async (): Promise<{ result: CallToolResult | InputRequiredResult; refused: boolean }> => {
+    let headers: Readonly<Record<string, string>> | undefined;
+    if (credentials !== undefined) {
+      const lookup = await credentials.upstreamHeaders(request);
+      if (lookup.kind === 'connect')
+        return { result: await askToConnect(credentials, call, lookup.need), refused: false };
+      if (lookup.kind === 'refused') {
+        call.upstream = { skill, upstream: target.upstream, tool: target.tool, reason: lookup.reason };
+        return { result: credentialRefusal(lookup), refused: false };
+      }
+      if (Object.keys(lookup.values).length > 0) headers = lookup.values;
+    }
+    const { result, labels } = await callUpstream({
+      upstreams: services.upstreams,
+      skill,
+      call: target,
+      args,
+      principal: budgetIdOf(call.audience.principal),
+      signal: call.signal,
+      ...(headers === undefined ? {} : { headers }),
+      ...(call.progress === undefined ? {} : { onProgress: call.progress.forward }),
+      ...(services.tracing === undefined ? {} : { tracing: services.tracing }),
+    });
+    call.upstream = labels;
+    return { result, refused: headers !== undefined && labels.reason === 'UPSTREAM_UNAUTHORIZED' };
+  };
+  const first = await send();
+  if (!first.refused || credentials === undefined) return first.result;
+  // The credential was refused (revoked, or expired early): drop what is cached and try once more.
+  credentials.upstreamRefused(request);
+  return (await send()).result;
 }
 
 /** Options of callUpstream. */
@@ -102,6 +136,8 @@ interface CallUpstreamOptions {
   readonly args: Record<string, unknown>;
   /** The caller's principal id: it gets a share of the upstream's slots, never reaches the upstream. */
   readonly principal: string;
+  /** The caller's credential for an upstream with `auth` (replacing its configured headers for this call). */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: UpstreamProgress) => void;
   /** Given (tracing on), the call is a child span whose trace context goes in the upstream's `_meta`. */
@@ -143,6 +179,7 @@ async function callUpstream(
     pool.call(call.upstream, call.tool, options.args, {
       principal: options.principal,
       signal: options.signal,
+      ...(options.headers === undefined ? {} : { headers: options.headers }),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(meta === undefined ? {} : { meta }),
     });
