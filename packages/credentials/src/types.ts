@@ -118,6 +118,13 @@ export interface Credentials {
   loginUrl(flowId: string): Promise<string>;
   /** The provider's authorization URL, once the page knows the browser is `principal` (else FLOW_FORBIDDEN). */
   authorizationUrl(flowId: string, principal: string): Promise<string>;
+  /**
+   * What a callback at /connect/callback would complete, without completing it: the connect-page sign-in, a
+   * provider's authorization (the page first checks the browser is the flow's principal), or nothing.
+   */
+  callbackOf(
+    callbackUrl: string,
+  ): Promise<{ readonly kind: 'login' | 'authorization'; readonly flow: FlowView } | undefined>;
   /** Completes a callback at /connect/callback (the full URL, query included). */
   completeCallback(callbackUrl: string): Promise<CallbackResult>;
   /** Stores a secret provider's value typed on the page by `principal`; uses the flow up. */

@@ -12,7 +12,11 @@ import type { PinStore } from './pins/types.js';
 import { createMemoryRateLimiter } from './rateLimit/createMemoryRateLimiter.js';
 import { createRedisRateLimiter } from './rateLimit/createRedisRateLimiter.js';
 import type { RateLimiter, RateLimitOptions } from './rateLimit/types.js';
-import { createRedisConnection, type RoundTrip } from './redis/createRedisConnection.js';
+import {
+  createRedisConnection,
+  type RedisConnection,
+  type RoundTrip,
+} from './redis/createRedisConnection.js';
 import { redisTarget } from './redis/redisTarget.js';
 import { createRedisSessionStore } from './sessions/createRedisSessionStore.js';
 import { createMemorySessionStore } from './sessions/memorySessionStore.js';
@@ -73,6 +77,8 @@ export interface StateBackend {
   readonly pins: PinStore;
   /** Skill usage counts (get_info/load_skill, runs, reads, upstream calls, zero-result searches). */
   readonly usage: UsageStore;
+  /** The Redis connection, for other stores that share it (the credentials store); absent in memory. */
+  readonly redis?: RedisConnection;
   /** False while Redis is unreachable (for /readyz); always true in memory. */
   isHealthy(): boolean;
   /** Resolves true once Redis is reachable (at once in memory), false after timeoutMs. */
@@ -140,6 +146,7 @@ export function createStateBackend(options: StateBackendOptions): StateBackend {
     rateLimiter: createRedisRateLimiter({ connection, ...options.rateLimit }),
     pins: createRedisPinStore(connection),
     usage: createRedisUsageStore({ connection }),
+    redis: connection,
     isHealthy: () => connection.isHealthy(),
     waitUntilReady: (timeoutMs) => connection.waitUntilReady(timeoutMs),
     async close() {

@@ -1,6 +1,6 @@
+import type { ConnectionState, FlowView } from '@skillgate/credentials';
 import { html, SafeHtml } from '../core/html.js';
 import { PAGE_STYLE } from '../core/pageStyle.js';
-import type { ConnectionView, PendingFlow } from './connectService.js';
 
 /** How a browser may prove which principal it is: the ways this gateway offers. */
 export interface BindingChoices {
@@ -33,24 +33,28 @@ export function bindingPage(what: string, choices: BindingChoices): string {
   );
 }
 
+/** What a provider is called on the pages: a secret provider's label, else its id. */
+export const labelOf = (flow: Pick<FlowView, 'provider' | 'label'>): string => flow.label ?? flow.provider;
+
 /** A secret provider's form: the value goes to the gateway's encrypted store only. */
-export function secretPage(flow: PendingFlow, action: string): string {
+export function secretPage(flow: FlowView, action: string): string {
+  const label = labelOf(flow);
   return page(
     `connect ${flow.provider}`,
-    html`<h1>Connect ${flow.label}</h1><p>Type your own ${flow.label}. It is stored encrypted and used only for your calls.</p><form method="post" action="${action}"><p><input type="password" name="secret" autocomplete="off" required aria-label="${flow.label}"></p><p><button type="submit">Save</button></p></form>`,
+    html`<h1>Connect ${label}</h1><p>Type your own ${label}. It is stored encrypted and used only for your calls.</p><form method="post" action="${action}"><p><input type="password" name="secret" autocomplete="off" required aria-label="${label}"></p><p><button type="submit">Save</button></p></form>`,
   );
 }
 
 /** The end of a flow. */
-export function connectedPage(flow: PendingFlow): string {
+export function connectedPage(provider: string): string {
   return page(
     'connected',
-    html`<h1 id="connected">Connected: ${flow.label}</h1><p>You can close this page and go back to your agent; its next call uses your own account.</p>`,
+    html`<h1 id="connected">Connected: ${provider}</h1><p>You can close this page and go back to your agent; its next call uses your own account.</p>`,
   );
 }
 
 /** The principal's connections, each with a disconnect form. */
-export function connectionsPage(connections: readonly ConnectionView[]): string {
+export function connectionsPage(connections: readonly ConnectionState[]): string {
   const rows = connections.map(
     (c) =>
       html`<tr><td>${c.provider}</td><td>${c.state}</td><td>${c.expiresAt === undefined ? '' : new Date(c.expiresAt).toISOString()}</td><td><form method="post" action="/connections/${encodeURIComponent(c.provider)}/delete"><button type="submit">Disconnect</button></form></td></tr>`,

@@ -1,3 +1,4 @@
+import type { Credentials, FlowView } from '@skillgate/credentials';
 import type { RateLimiter } from '@skillgate/state';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,14 +14,28 @@ import {
   bindingPage,
   connectedPage,
   connectionsPage,
+  labelOf,
   refusalPage,
   secretPage,
 } from './connectPages.js';
-import type { ConnectService, PendingFlow } from './connectService.js';
 
 /** Options of registerConnectRoutes. */
 export interface ConnectRoutesOptions {
-  readonly service: ConnectService;
+  /** Flows, sign-in, callbacks and the store (@skillgate/credentials). */
+  readonly credentials: Pick<
+    Credentials,
+    | 'flow'
+    | 'loginUrl'
+    | 'authorizationUrl'
+    | 'callbackOf'
+    | 'completeCallback'
+    | 'storeSecret'
+    | 'connections'
+    | 'disconnect'
+    | 'requestState'
+  >;
+  /** Whether OAuth principals can sign in at the gateway's issuer (`credentials.connect.login`). */
+  readonly signIn: boolean;
   /** The principal of a typed static gateway token (accessPolicy's constant-time match), or undefined. */
   readonly matchToken: (token: string) => Principal | undefined;
   /** The credential owner of a principal; undefined for the anonymous one (auth/accessPolicy.ts). */
@@ -51,7 +66,12 @@ const PAGE_HEADERS = {
 const FLOW_ID = /^[A-Za-z0-9_-]{16,64}$/;
 const PROVIDER_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 const MAX_FORM_BYTES = 16_384;
-const MAX_SECRET_CHARS = 8192;
+const BINDING_MS = 10 * 60_000;
+// The binding cookie is sealed by the requestState codec with this subject, which no tool name can be: a
+// requestState is never a binding, and a binding never a requestState.
+const BINDING_SUBJECT = '\u0000browser';
+// The binding of /connections is to the principal alone, not to a flow.
+const NO_FLOW = '';
 
 const sendPage = (reply: FastifyReply, page: string, status = 200): FastifyReply =>
   reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page);
@@ -79,26 +99,45 @@ const formField = (body: unknown, name: string): string => {
   return value ?? '';
 };
 
+const expired = (): GatewayError =>
+  new GatewayError(
+    'CONNECT_LINK_EXPIRED',
+    'This link is unknown, expired or already used. Ask your agent again for a new one.',
+  );
+
 /**
  * Registers the connect pages and /connections (docs/credentials.md, "The connect page"): a browser first
- * proves which principal it is (signs in at the gateway's issuer, or types its gateway token), then is sent to
- * the provider or asked for the secret; the callback is accepted only from the browser that proved to be the
- * flow's principal. /connections lists and removes the caller's own connections, by token (API, CLI) or by
- * the same browser binding.
+ * proves which principal it is (signs in at the gateway's issuer, or types its gateway token) and gets a
+ * sealed, HttpOnly binding cookie; only then is it sent to the provider (or asked for the secret), and the
+ * provider's callback is accepted only in the browser that holds the binding of its flow, so a connect link
+ * sent to someone else cannot store their account under the sender's name. /connections lists and removes
+ * the caller's own connections, by token (API, CLI) or by the same binding.
  */
 export function registerConnectRoutes(app: FastifyInstance, options: ConnectRoutesOptions): void {
-  const { service } = options;
+  const { credentials } = options;
   const cookieName = options.secureCookies ? '__Host-skillgate-connect' : 'skillgate-connect';
-  const browserOwner = async (request: FastifyRequest): Promise<string | undefined> => {
+
+  /** The principal this browser proved to be, for `flow` (NO_FLOW: for /connections). */
+  const boundOwner = (request: FastifyRequest, flow: string): string | undefined => {
     const header = request.headers.cookie;
-    if (header === undefined) return undefined;
-    const value = parseCookies(header)[cookieName];
-    return value === undefined || value === '' ? undefined : service.browserOwner(value);
+    const value = header === undefined ? undefined : parseCookies(header)[cookieName];
+    if (value === undefined || value === '') return undefined;
+    try {
+      const claims = credentials.requestState.decode(value);
+      return claims.subject === BINDING_SUBJECT && claims.flow === flow ? claims.principal : undefined;
+    } catch {
+      return undefined;
+    }
   };
-  const bind = async (reply: FastifyReply, owner: string): Promise<void> => {
-    const value = await service.bindBrowser(owner);
-    // Lax: the provider's redirect back to /connect/callback is a top-level GET from its site and must carry it;
-    // the forms that change anything are POSTs, which Lax does not send cross-site (and Origin is checked).
+  const bind = (reply: FastifyReply, owner: string, flow: string): void => {
+    const value = credentials.requestState.encode({
+      flow,
+      principal: owner,
+      subject: BINDING_SUBJECT,
+      expiresAt: Date.now() + BINDING_MS,
+    });
+    // Lax: the provider's redirect back to /connect/callback is a top-level GET from its site and must carry
+    // it; the forms that change anything are POSTs, which Lax keeps from other sites (and Origin is checked).
     reply.header(
       'Set-Cookie',
       serializeCookie(cookieName, value, {
@@ -106,28 +145,21 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
         secure: options.secureCookies,
         sameSite: 'lax',
         path: '/',
-        maxAge: 600,
+        maxAge: BINDING_MS / 1000,
       }),
     );
   };
-  const pendingFlow = async (id: string): Promise<PendingFlow> => {
-    const flow = FLOW_ID.test(id) ? await service.flow(id) : undefined;
-    if (flow === undefined) {
-      throw new GatewayError(
-        'CONNECT_LINK_EXPIRED',
-        'This link is unknown, expired or already used. Ask your agent again for a new one.',
-      );
-    }
+  const pendingFlow = async (id: string): Promise<FlowView> => {
+    const flow = FLOW_ID.test(id) ? await credentials.flow(id) : undefined;
+    if (flow === undefined) throw expired();
     return flow;
   };
   const choices = (owner: string | undefined, base: string): BindingChoices => ({
-    ...(service.signIn !== undefined && (owner === undefined || owner.startsWith('oauth:'))
-      ? { signInUrl: `${base}/sign-in` }
-      : {}),
+    ...(options.signIn && owner?.startsWith('oauth:') === true ? { signInUrl: `${base}/sign-in` } : {}),
     ...(owner === undefined || owner.startsWith('token:') ? { tokenAction: base } : {}),
   });
   // A typed token binds the browser only to the principal it belongs to, and only to the expected one.
-  const principalOfForm = (request: FastifyRequest, expectedOwner: string | undefined): string => {
+  const ownerOfForm = (request: FastifyRequest, expectedOwner: string | undefined): string => {
     const retryAfter = options.failedAttempts.retryAfter(request.ip);
     if (retryAfter > 0) {
       throw new GatewayError('RATE_LIMITED', 'Too many wrong tokens from this address; try again later', {
@@ -146,12 +178,21 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
     }
     return owner;
   };
-
-  const signIn = async (returnTo: string): Promise<URL> => {
-    if (service.signIn === undefined) {
-      throw new GatewayError('CONNECT_REFUSED', 'Sign-in is not configured (credentials.connect.login).');
+  // /connections by token (Authorization), as the MCP endpoint authenticates and charges it.
+  const apiOwner = async (request: FastifyRequest): Promise<string | undefined> => {
+    if (request.headers.authorization === undefined) return undefined;
+    const { principal } = await options.bearerAuth.authenticate({
+      authorization: request.headers.authorization,
+      url: request.url,
+      address: request.ip,
+      origin: () => `${request.protocol}://${request.host}`,
+    });
+    await chargeRateLimit(options.rateLimiter, principal);
+    const owner = options.ownerOf(principal);
+    if (owner === undefined) {
+      throw new GatewayError('CONNECT_REFUSED', 'A caller without a token has no connected accounts.');
     }
-    return service.signIn(returnTo);
+    return owner;
   };
 
   void app.register(async (scope) => {
@@ -170,9 +211,9 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
       // A form posted from another site (login CSRF, a forced disconnect) carries that site's Origin.
       if (request.method === 'POST') {
         const origin = request.headers.origin;
-        const own = `${request.protocol}://${request.host}`;
-        if (origin !== own)
+        if (origin !== `${request.protocol}://${request.host}`) {
           throw new GatewayError('FORBIDDEN_ORIGIN', `Origin ${origin ?? '(none)'} is not allowed`);
+        }
       }
     });
     scope.setErrorHandler(sendRefusal);
@@ -180,75 +221,62 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
     scope.get<{ Params: { flow: string } }>('/connect/:flow', async (request, reply) => {
       const flow = await pendingFlow(request.params.flow);
       const base = `/connect/${flow.id}`;
-      if ((await browserOwner(request)) !== flow.owner) {
-        return sendPage(reply, bindingPage(`Connect ${flow.label}`, choices(flow.owner, base)));
+      if (boundOwner(request, flow.id) !== flow.principal) {
+        return sendPage(reply, bindingPage(`Connect ${labelOf(flow)}`, choices(flow.principal, base)));
       }
       if (flow.kind === 'secret') return sendPage(reply, secretPage(flow, `${base}/secret`));
-      return reply.headers(PAGE_HEADERS).redirect((await service.authorizationUrl(flow)).href, 303);
+      const url = await credentials.authorizationUrl(flow.id, flow.principal);
+      return reply.headers(PAGE_HEADERS).redirect(url, 303);
     });
     scope.get<{ Params: { flow: string } }>('/connect/:flow/sign-in', async (request, reply) => {
       const flow = await pendingFlow(request.params.flow);
-      return reply.headers(PAGE_HEADERS).redirect((await signIn(`/connect/${flow.id}`)).href, 303);
+      return reply.headers(PAGE_HEADERS).redirect(await credentials.loginUrl(flow.id), 303);
     });
     scope.post<{ Params: { flow: string } }>('/connect/:flow', async (request, reply) => {
       const flow = await pendingFlow(request.params.flow);
-      await bind(reply, principalOfForm(request, flow.owner));
+      bind(reply, ownerOfForm(request, flow.principal), flow.id);
       return reply.headers(PAGE_HEADERS).redirect(`/connect/${flow.id}`, 303);
     });
     scope.post<{ Params: { flow: string } }>('/connect/:flow/secret', async (request, reply) => {
       const flow = await pendingFlow(request.params.flow);
-      if (flow.kind !== 'secret' || (await browserOwner(request)) !== flow.owner) {
+      if (boundOwner(request, flow.id) !== flow.principal) {
         throw new GatewayError(
           'CONNECT_REFUSED',
           'This browser has not shown it is the person of this link.',
         );
       }
-      const value = formField(request.body, 'secret').trim();
-      if (value === '' || value.length > MAX_SECRET_CHARS) {
-        throw new GatewayError('INVALID_REQUEST', `The value must be 1 to ${MAX_SECRET_CHARS} characters.`);
-      }
-      await service.storeSecret(flow, value);
-      request.log.info(
-        { audit: 'connect', provider: flow.provider, outcome: 'connected' },
-        'account connected',
-      );
-      return sendPage(reply, connectedPage(flow));
+      await credentials.storeSecret(flow.id, flow.principal, formField(request.body, 'secret'));
+      request.log.info({ audit: 'connect', provider: flow.provider }, 'account connected');
+      return sendPage(reply, connectedPage(labelOf(flow)));
     });
     scope.get('/connect/callback', async (request, reply) => {
-      const url = new URL(request.url, `${request.protocol}://${request.host}`);
-      const outcome = await service.completeCallback(url, await browserOwner(request));
-      if (outcome.kind === 'signed_in') {
-        await bind(reply, outcome.owner);
-        return reply.headers(PAGE_HEADERS).redirect(outcome.returnTo, 303);
+      const url = new URL(request.url, `${request.protocol}://${request.host}`).href;
+      const callback = await credentials.callbackOf(url);
+      if (callback === undefined) throw expired();
+      // A provider's code is redeemed only in the browser that proved to be the flow's principal.
+      if (
+        callback.kind === 'authorization' &&
+        boundOwner(request, callback.flow.id) !== callback.flow.principal
+      ) {
+        throw new GatewayError(
+          'CONNECT_REFUSED',
+          'This browser did not open this connect link. Open the link your agent gave you in this browser.',
+        );
       }
-      const { flow } = outcome;
-      request.log.info(
-        { audit: 'connect', provider: flow.provider, outcome: 'connected' },
-        'account connected',
-      );
-      return sendPage(reply, connectedPage(flow));
+      const outcome = await credentials.completeCallback(url);
+      if (outcome.kind === 'login') {
+        // Signed in as the flow's principal (checked against the ID token): bound, and on to the provider.
+        bind(reply, callback.flow.principal, callback.flow.id);
+        return reply.headers(PAGE_HEADERS).redirect(outcome.redirect, 303);
+      }
+      request.log.info({ audit: 'connect', provider: outcome.provider }, 'account connected');
+      return sendPage(reply, connectedPage(labelOf(callback.flow)));
     });
 
-    // /connections: the caller's own connections; by token (Authorization) as JSON, else by the browser binding.
-    const apiOwner = async (request: FastifyRequest): Promise<string | undefined> => {
-      if (request.headers.authorization === undefined) return undefined;
-      const { principal } = await options.bearerAuth.authenticate({
-        authorization: request.headers.authorization,
-        url: request.url,
-        address: request.ip,
-        origin: () => `${request.protocol}://${request.host}`,
-      });
-      await chargeRateLimit(options.rateLimiter, principal);
-      const owner = options.ownerOf(principal);
-      if (owner === undefined) {
-        throw new GatewayError('CONNECT_REFUSED', 'A caller without a token has no connected accounts.');
-      }
-      return owner;
-    };
     scope.get('/connections', async (request, reply) => {
       const api = await apiOwner(request);
       if (api !== undefined) {
-        const connections = await service.connections(api);
+        const connections = await credentials.connections(api);
         return reply.header('Cache-Control', 'no-store').send({
           connections: connections.map((c) => ({
             provider: c.provider,
@@ -257,28 +285,26 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
           })),
         });
       }
-      const owner = await browserOwner(request);
+      const owner = boundOwner(request, NO_FLOW);
       if (owner === undefined) {
         return sendPage(reply, bindingPage('Your connected accounts', choices(undefined, '/connections')));
       }
-      return sendPage(reply, connectionsPage(await service.connections(owner)));
+      return sendPage(reply, connectionsPage(await credentials.connections(owner)));
     });
-    scope.get('/connections/sign-in', async (_request, reply) =>
-      reply.headers(PAGE_HEADERS).redirect((await signIn('/connections')).href, 303),
-    );
     scope.post('/connections', async (request, reply) => {
-      await bind(reply, principalOfForm(request, undefined));
+      bind(reply, ownerOfForm(request, undefined), NO_FLOW);
       return reply.headers(PAGE_HEADERS).redirect('/connections', 303);
     });
     scope.post<{ Params: { provider: string } }>('/connections/:provider/delete', async (request, reply) => {
-      const owner = await browserOwner(request);
+      const owner = boundOwner(request, NO_FLOW);
       if (owner === undefined) {
         throw new GatewayError(
           'CONNECT_REFUSED',
           'This browser has not shown who it is; open /connections first.',
         );
       }
-      if (PROVIDER_ID.test(request.params.provider)) await service.disconnect(owner, request.params.provider);
+      if (PROVIDER_ID.test(request.params.provider))
+        await credentials.disconnect(owner, request.params.provider);
       request.log.info({ audit: 'disconnect', provider: request.params.provider }, 'account disconnected');
       return reply.headers(PAGE_HEADERS).redirect('/connections', 303);
     });
@@ -289,9 +315,9 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
           headers: { 'WWW-Authenticate': 'Bearer realm="skillgate"' },
         });
       }
-      const removed =
-        PROVIDER_ID.test(request.params.provider) &&
-        (await service.disconnect(owner, request.params.provider));
+      const { removed } = PROVIDER_ID.test(request.params.provider)
+        ? await credentials.disconnect(owner, request.params.provider)
+        : { removed: false };
       request.log.info(
         { audit: 'disconnect', provider: request.params.provider, removed },
         'account disconnected',

@@ -1,4 +1,5 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
+import { CredentialsError, type CredentialsErrorCode } from '@skillgate/credentials';
 import { SessionError, StateError } from '@skillgate/state';
 import { GatewayError, type GatewayErrorCode } from './gatewayError.js';
 
@@ -8,6 +9,19 @@ const FASTIFY_ERRORS: Readonly<Record<string, GatewayErrorCode>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'PARSE_ERROR',
+};
+
+// The credentials package's refusals a person or a client caused (docs/credentials.md); its messages carry
+// ids and codes only, never a value, so they are sent as they are.
+const CREDENTIALS_ERRORS: Partial<Readonly<Record<CredentialsErrorCode, GatewayErrorCode>>> = {
+  FLOW_FORBIDDEN: 'CONNECT_REFUSED',
+  FLOW_INVALID: 'CONNECT_LINK_EXPIRED',
+  CALLBACK_REFUSED: 'CONNECT_PROVIDER_FAILED',
+  PROVIDER_UNAVAILABLE: 'CONNECT_PROVIDER_FAILED',
+  INSECURE_ENDPOINT: 'CONNECT_PROVIDER_FAILED',
+  REQUEST_STATE_INVALID: 'INVALID_REQUEST_STATE',
+  REQUEST_STATE_EXPIRED: 'INVALID_REQUEST_STATE',
+  STORE_UNAVAILABLE: 'STATE_UNAVAILABLE',
 };
 
 /** The message of an INTERNAL error: the cause is logged, never sent. */
@@ -46,6 +60,10 @@ export function toGatewayError(error: unknown, internalMessage = INTERNAL_MESSAG
       default:
         break;
     }
+  }
+  if (error instanceof CredentialsError) {
+    const code = CREDENTIALS_ERRORS[error.code];
+    if (code !== undefined) return new GatewayError(code, error.message, { cause: error });
   }
   // The gateway-wide session cap (a principal's own cap evicts its longest-idle session instead).
   if (error instanceof SessionError) {

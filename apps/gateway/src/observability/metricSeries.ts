@@ -25,6 +25,12 @@ export const METRIC_SERIES = [
     help: 'Tool calls by kind and outcome.',
   },
   {
+    name: 'skillgate_credential_events_total',
+    type: 'counter',
+    labels: ['kind', 'provider', 'outcome'],
+    help: 'Per-principal and gateway credentials (docs/credentials.md) by kind (connect, refresh, exchange, client_credentials, disconnect), provider or upstream id, and outcome (ok, refused, failed).',
+  },
+  {
     name: 'skillgate_unlocks_total',
     type: 'counter',
     labels: [],

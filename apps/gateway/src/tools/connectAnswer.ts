@@ -17,6 +17,8 @@ export interface ConnectNeed {
   readonly url: string;
   /** The flow's id: the 2025-era elicitationId, and what a 2026-07-28 requestState carries. */
   readonly flowId: string;
+  /** When the flow expires (epoch ms): a requestState expires with it. */
+  readonly expiresAt: number;
   /** What the person is asked, e.g. "Connect your GitHub account to use skill_gh_call_list_issues". */
   readonly message: string;
 }

@@ -13,7 +13,7 @@ const MAX_SECRET_BYTES = 8192;
 /** What the connect pages call: flows, their redirects and callback, and a secret provider's form. */
 export type ConnectPages = Pick<
   Credentials,
-  'startFlow' | 'flow' | 'loginUrl' | 'authorizationUrl' | 'completeCallback' | 'storeSecret'
+  'startFlow' | 'flow' | 'loginUrl' | 'authorizationUrl' | 'callbackOf' | 'completeCallback' | 'storeSecret'
 >;
 
 /** Options of createConnectPages. */
@@ -131,6 +131,19 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     return { kind: 'connected', principal: taken.principal, provider: provider.id } as const;
   };
 
+  const flowView: ConnectPages['flow'] = async (id) => {
+    const flow = await flows.peek(id);
+    const provider = flow === undefined ? undefined : providers.get(flow.provider);
+    if (flow === undefined || provider === undefined) return undefined;
+    return {
+      id: flow.id,
+      principal: flow.principal,
+      provider: flow.provider,
+      kind: provider.kind,
+      ...(provider.kind === 'secret' ? { label: provider.label } : {}),
+      expiresAt: flow.expiresAt,
+    };
+  },
   return {
     async startFlow(principal, provider) {
       if (!providers.has(provider)) {
@@ -146,19 +159,24 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
       };
     },
 
-    async flow(id) {
-      const flow = await flows.peek(id);
-      const provider = flow === undefined ? undefined : providers.get(flow.provider);
-      if (flow === undefined || provider === undefined) return undefined;
-      return {
-        id: flow.id,
-        principal: flow.principal,
-        provider: flow.provider,
-        kind: provider.kind,
-        ...(provider.kind === 'secret' ? { label: provider.label } : {}),
-        expiresAt: flow.expiresAt,
-      };
+    async callbackOf(callback) {
+      const state = new URL(callback).searchParams.get('state') ?? '';
+      const dot = state.indexOf('.');
+      const flow = dot > 0 ? await flows.peek(state.slice(0, dot)) : undefined;
+      if (flow === undefined) return undefined;
+      const secret = state.slice(dot + 1);
+      const kind =
+        flow.login !== undefined && secret === flow.login.state
+          ? ('login' as const)
+          : secret === flow.state
+            ? ('authorization' as const)
+            : undefined;
+      const view = kind === undefined ? undefined : await flowView(flow.id);
+      return kind === undefined || view === undefined ? undefined : { kind, flow: view };
     },
+
+    flow: flowView,
+
 
     async loginUrl(flowId) {
       const flow = await flowOrThrow(flowId);
