@@ -55,6 +55,8 @@ export function createScriptRunner(options: RunnerOptions): ScriptRunner {
     }
     const env: Record<string, string> = {
       ...setup.shared,
+      // The caller's own credentials (scripts.credentials): in the environment, never in an argv.
+      ...req.credentials,
       SKILL_NAME: req.skillName,
       SKILL_DIR: req.skillDir,
     };
@@ -135,8 +137,13 @@ function takeSpare(
   req: RunRequest,
   command: readonly string[],
 ): SpareRun | undefined {
+  // A spare is sent its run's variables in `env`'s argv: a run with the caller's credentials starts cold, so
+  // they stay in its environment (readable by its own user only), never in a /proc/<pid>/cmdline.
   const sendable =
-    req.stdin === undefined && !command.some((arg) => arg.includes('\0')) && !req.skillDir.includes('\0');
+    req.stdin === undefined &&
+    req.credentials === undefined &&
+    !command.some((arg) => arg.includes('\0')) &&
+    !req.skillDir.includes('\0');
   if (!sendable) return undefined;
   return setup.bwrap === undefined ? spares?.take('') : (spares?.take(req.skillDir) ?? spares?.take(''));
 }

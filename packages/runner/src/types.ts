@@ -122,6 +122,11 @@ export interface RunRequest {
   readonly tailLines?: number;
   /** Who runs it, for the per-principal concurrency cap. */
   readonly principal: string;
+  /**
+   * The caller's own credentials as environment variables (`scripts.credentials`, docs/credentials.md): set in
+   * the run's environment over the shared one, never in an argv (such a run never takes a warm spare).
+   */
+  readonly credentials?: Readonly<Record<string, string>>;
   /** Aborting kills the process group (client cancel, shutdown). */
   readonly signal?: AbortSignal;
   /** Called about once a second while the script runs (never after it ended); must not throw. */

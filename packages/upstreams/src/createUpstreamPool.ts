@@ -59,6 +59,12 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
           stderrBytesPerMinute: options.stderrBytesPerMinute ?? 65_536,
           clientInfo: options.clientInfo ?? { name: 'skillgate', version: '0.1.0' },
           changed: () => changed(definition.id),
+          ...(options.connectionHeaders === undefined
+            ? {}
+            : {
+                connectionHeaders: () =>
+                  options.connectionHeaders?.(definition.id) ?? Promise.resolve(undefined),
+              }),
         }),
       );
     }

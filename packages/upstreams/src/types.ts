@@ -6,7 +6,9 @@ export type UpstreamFailureReason =
   | 'UPSTREAM_UNAVAILABLE'
   | 'UPSTREAM_TIMEOUT'
   | 'UPSTREAM_ERROR'
-  | 'RESULT_TOO_LARGE';
+  | 'RESULT_TOO_LARGE'
+  /** The upstream answered HTTP 401 to a call's own credential (UpstreamCallOptions.headers). */
+  | 'UPSTREAM_UNAUTHORIZED';
 
 /** A call's answer: the upstream's result, or why there is none. Never thrown. */
 export type UpstreamCallResult =
@@ -33,6 +35,11 @@ export interface UpstreamCallOptions {
   readonly onProgress?: (progress: UpstreamProgress) => void;
   /** More `_meta` entries for the upstream's request, such as the W3C trace context (`traceparent`). */
   readonly meta?: Readonly<Record<string, string>>;
+  /**
+   * The caller's own credential for a `perCaller` upstream: sent instead of the connection's headers, on the
+   * caller's own session where the upstream keeps sessions (never one another principal opened).
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** `upstreams[].sandbox`: the network and the host paths a sandboxed stdio server gets. */
@@ -68,6 +75,11 @@ export interface UpstreamDefinition {
   readonly maxResultBytes: number;
   /** Bounds of its tool listing (docs/limits.md); defaults apply when left out. */
   readonly listing?: ListingBounds;
+  /**
+   * Calls carry each caller's credential (UpstreamCallOptions.headers; docs/credentials.md): the connection
+   * lists the tools with the pool's `connectionHeaders` instead of `headersFromEnv`.
+   */
+  readonly perCaller?: boolean;
 }
 
 /** How much of an upstream's tools/list the gateway keeps. */
@@ -107,6 +119,11 @@ export interface UpstreamPoolOptions {
   readonly secrets?: readonly string[];
   /** Kept as the client's name towards upstreams. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The headers a `perCaller` upstream's connection lists its tools with (a discovery credential, or a
+   * connected principal's), asked at each connect attempt; undefined: none.
+   */
+  readonly connectionHeaders?: (upstream: string) => Promise<Readonly<Record<string, string>> | undefined>;
 }
 
 /** The connections to every configured upstream, driven by the gateway. */
@@ -135,6 +152,8 @@ export interface DirectToolCall {
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   /** Ends the call (timeout or the caller's cancel): the request is destroyed and the upstream told. */
   readonly end: CallEnd;
+  /** The caller's own credential, sent instead of the connection's headers. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What came of one call; the caller maps each to an UpstreamCallResult. */
@@ -150,6 +169,8 @@ export type DirectToolAnswer =
   | { readonly kind: 'aborted' }
   /** The connection or the session is gone: the upstream goes down and reconnects. */
   | { readonly kind: 'lost'; readonly message: string }
+  /** HTTP 401 to a call's own credential: the caller's credential is refused, not the connection. */
+  | { readonly kind: 'unauthorized'; readonly message: string }
   | { readonly kind: 'failed'; readonly message: string };
 
 /** Sends one tools/call and reads its answer (httpToolCall.ts, stdioToolCall.ts). */

@@ -3,7 +3,7 @@ import type { SessionStore } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import { type AccessPolicy, createAccessPolicy } from '../auth/accessPolicy.js';
 import { type BearerAuth, createBearerAuth } from '../auth/bearerAuth.js';
-import { createFailedAttempts } from '../auth/failedAttempts.js';
+import { createFailedAttempts, type FailedAttempts } from '../auth/failedAttempts.js';
 import { createOriginPolicy, type OriginPolicy } from '../auth/originPolicy.js';
 import { createDisclosurePolicy, type DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { createOperatorAccess, type OperatorAccess } from '../operator/operatorAccess.js';
@@ -28,6 +28,8 @@ export interface Access {
   readonly policy: AccessPolicy;
   /** The bearer check of every request: static tokens, then OAuth. */
   readonly bearerAuth: BearerAuth;
+  /** Failed token checks per client address (also the tokens typed into the connect page). */
+  readonly failedAttempts: FailedAttempts;
   readonly originPolicy: OriginPolicy;
   /** The one rule of who sees and may call what. */
   readonly disclosure: DisclosurePolicy;
@@ -53,12 +55,14 @@ export function composeAccess(options: AccessOptions): Access {
   });
   // The keys are fetched now, so the first token does not wait; a failure is logged and retried on use.
   if (oauth !== undefined) void oauth.verifier.warmUp();
+  // One budget per address for every check that can cost the authorization server (or guess a token).
+  const failedAttempts = createFailedAttempts({ perMinute: settings.auth.failedAttemptsPerMinute });
   const bearerAuth = createBearerAuth({
     policy,
     oauth,
     allowAnonymous: settings.auth.allowAnonymous,
     anonymousSkills: settings.auth.anonymousSkills,
-    failedAttempts: createFailedAttempts({ perMinute: settings.auth.failedAttemptsPerMinute }),
+    failedAttempts,
   });
   const disclosure = createDisclosurePolicy({
     access: policy,
@@ -86,6 +90,7 @@ export function composeAccess(options: AccessOptions): Access {
   return {
     policy,
     bearerAuth,
+    failedAttempts,
     originPolicy: createOriginPolicy(settings.guard),
     disclosure,
     // /readyz's upstreams, sources and missing roots, and /metrics on the MCP port (skill and upstream names),

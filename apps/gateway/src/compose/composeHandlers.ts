@@ -9,6 +9,7 @@ import { createKindHandlers } from '../tools/dispatchByKind.js';
 import { createInFlightCalls, type InFlightCalls } from '../tools/inFlightCalls.js';
 import { createSkillSearch } from '../tools/skillSearch.js';
 import { createToolHandlers, type ToolHandlers } from '../tools/toolHandlers.js';
+import { callCredentialsOf } from './callCredentialsOf.js';
 import type { GatewaySettings } from './gatewaySettings.js';
 import type { Infrastructure } from './startInfrastructure.js';
 
@@ -61,12 +62,27 @@ export function composeHandlers(options: HandlersOptions): Handlers {
     onError: (error) => log.warn({ err: error }, 'skill usage could not be written to the state backend'),
   });
   const { store, runner, jobs, upstreams } = infrastructure;
+  // The credentials as tool calls use them: headers, script variables, connect answers (docs/credentials.md).
+  const credentials =
+    infrastructure.credentials === undefined ? undefined : callCredentialsOf(infrastructure.credentials);
   // Each family of tool kinds is given only the services it uses.
   const kinds = createKindHandlers({
     info: { disclosure, unlocks: store, metrics },
     files: { disclosure, readLimits: settings.readLimits },
-    scripts: { disclosure, runner, jobs, metrics, ...(tracing === undefined ? {} : { tracing }) },
-    upstreams: { disclosure, upstreams, ...(tracing === undefined ? {} : { tracing }) },
+    scripts: {
+      disclosure,
+      runner,
+      jobs,
+      metrics,
+      ...(tracing === undefined ? {} : { tracing }),
+      ...(credentials === undefined ? {} : { credentials }),
+    },
+    upstreams: {
+      disclosure,
+      upstreams,
+      ...(tracing === undefined ? {} : { tracing }),
+      ...(credentials === undefined ? {} : { credentials }),
+    },
     search: { disclosure, search },
   });
   const observe = createCallObserver({
@@ -88,6 +104,7 @@ export function composeHandlers(options: HandlersOptions): Handlers {
     events: infrastructure.state.events,
     log,
     maxClientStringChars: settings.maxClientStringChars,
+    ...(credentials === undefined ? {} : { requestStates: credentials }),
   });
   const skills = createSkillsService({
     catalogs,

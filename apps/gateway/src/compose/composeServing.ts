@@ -1,5 +1,6 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { credentialOwnerOf } from '../auth/accessPolicy.js';
 import { createDisclosurePicker } from '../disclosure/clientProfiles.js';
 import { buildApp } from '../http/buildApp.js';
 import { buildMetricsApp } from '../http/metricsApp.js';
@@ -115,6 +116,22 @@ export function composeServing(options: ServingOptions): Serving {
       },
       redact: infrastructure.secrets.redact,
     }),
+    ...(infrastructure.credentials === undefined
+      ? {}
+      : {
+          connect: {
+            credentials: infrastructure.credentials,
+            signIn: settings.credentials?.login !== undefined,
+            matchToken: (token: string) => access.policy.matchToken(token),
+            ownerOf: credentialOwnerOf,
+            bearerAuth: access.bearerAuth,
+            rateLimiter: state.rateLimiter,
+            failedAttempts: access.failedAttempts,
+            originPolicy: access.originPolicy,
+            isDraining: () => draining,
+            secureCookies: settings.credentials?.publicUrl?.startsWith('https:') === true,
+          },
+        }),
   });
   const metricsApp =
     settings.http.metricsPort === undefined

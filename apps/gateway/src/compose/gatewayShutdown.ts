@@ -60,6 +60,8 @@ export function gatewayShutdown(options: GatewayShutdownOptions): readonly Shutd
       run: () => serving.app.close(),
     },
     { name: 'close the metrics app', run: async () => serving.metricsApp?.close() },
+    // Before the shared state: the Redis credentials store writes through its connection.
+    { name: 'close the credentials store', run: async () => infrastructure.credentials?.close() },
     { name: 'close the shared state', run: () => infrastructure.state.close() },
     // The last spans (this shutdown's requests among them) go out before the process ends.
     { name: 'flush traces', run: async () => infrastructure.tracing?.shutdown() },

@@ -1,4 +1,5 @@
 import { type ResolvedToken, resolveAuthTokens, type SkillgateConfig } from '@skillgate/config';
+import type { Credentials } from '@skillgate/credentials';
 import { createJobRegistry, type JobRegistry } from '@skillgate/jobs';
 import type { ScriptRunner } from '@skillgate/runner';
 import type { SessionStore } from '@skillgate/state';
@@ -13,6 +14,7 @@ import { createGatewayUpstreamPool } from '../upstreams/createGatewayUpstreamPoo
 import type { GatewaySettings } from './gatewaySettings.js';
 import { type LateBinding, lateBinding } from './lateBinding.js';
 import type { SecretValues } from './secretValues.js';
+import { startCredentials } from './startCredentials.js';
 import { startScripts } from './startScripts.js';
 import { startSharedState } from './startSharedState.js';
 import { type GatewaySources, startSources } from './startSources.js';
@@ -52,6 +54,8 @@ export interface Infrastructure {
   readonly metrics: Metrics;
   /** The configured secrets, read once, and the one redactor of them. */
   readonly secrets: SecretValues;
+  /** Each principal's credentials behind the gateway (docs/credentials.md); undefined when none is configured. */
+  readonly credentials: Credentials | undefined;
 }
 
 /**
@@ -82,6 +86,16 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
   // The config package's own check of every token variable (it names the unset ones): the config is passed
   // whole, no field of it is read here.
   const tokens = resolveAuthTokens(config, env);
+  // Built before the upstreams: an upstream with `auth` lists its tools with a credential from it. Its
+  // events are counted in the metrics, made further down.
+  const metricsOfCredentials = lateBinding<Metrics>('the metrics');
+  const credentials = startCredentials({
+    settings,
+    env,
+    log,
+    metrics: { inc: (...args) => metricsOfCredentials.get().inc(...args) },
+    redis: state.redis,
+  });
   const { runner, sandbox } = await startScripts({
     scripts: settings.scripts,
     sandbox: settings.sandbox,
@@ -98,6 +112,9 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
     log,
     secrets: secrets.values,
     bwrap: sandbox.mode === 'bwrap' ? sandbox.bwrapPath : undefined,
+    ...(credentials === undefined
+      ? {}
+      : { connectionHeaders: (upstream: string) => credentials.discoveryHeaders(upstream) }),
   });
   const upstreamsStarted = upstreams.start();
   const catalogs = await createCatalogSource(settings.catalog, {
@@ -117,17 +134,19 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
       : state.sessions;
   // Metrics read the job registry's figures, and the registry counts each job's end in the metrics.
   const jobsOfMetrics = lateBinding<JobRegistry>('the job registry');
-  const metrics = createMetrics({
-    localJobsRunning: () => jobsOfMetrics.get().localRunning,
-    upstreams: () => upstreams.snapshots(),
-    sharedFigures: async () => {
-      const [sessionsOpen, jobsRunning] = await Promise.all([
-        store.count(),
-        jobsOfMetrics.get().countRunning(),
-      ]);
-      return { sessionsOpen, jobsRunning };
-    },
-  });
+  const metrics = metricsOfCredentials.bind(
+    createMetrics({
+      localJobsRunning: () => jobsOfMetrics.get().localRunning,
+      upstreams: () => upstreams.snapshots(),
+      sharedFigures: async () => {
+        const [sessionsOpen, jobsRunning] = await Promise.all([
+          store.count(),
+          jobsOfMetrics.get().countRunning(),
+        ]);
+        return { sessionsOpen, jobsRunning };
+      },
+    }),
+  );
   const jobs = jobsOfMetrics.bind(
     createJobRegistry({
       runner,
@@ -150,5 +169,6 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
     catalogs,
     metrics,
     secrets,
+    credentials,
   };
 }

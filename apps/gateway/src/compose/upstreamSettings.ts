@@ -14,6 +14,8 @@ const upstreamDefinition = (u: UpstreamConfig): UpstreamDefinition => ({
   ...(u.env_from === undefined ? {} : { envFrom: u.env_from }),
   ...(u.sandbox === undefined ? {} : { sandbox: u.sandbox }),
   ...(u.description === undefined ? {} : { description: u.description }),
+  // Calls carry each caller's credential (or the gateway's own token): docs/credentials.md.
+  ...(u.auth === undefined || u.url === undefined ? {} : { perCaller: true }),
   skill: u.skill,
   tools: u.tools,
   timeoutSeconds: u.timeout_seconds,

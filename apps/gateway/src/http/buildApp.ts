@@ -12,6 +12,7 @@ import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
 import { withCallerToken } from '../auth/callerToken.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
+import { type ConnectRoutesOptions, registerConnectRoutes } from '../connect/connectRoutes.js';
 import type { CatalogSource } from '../core/catalogSource.js';
 import { writeJsonAnswer } from '../direct/resultWriter.js';
 import { GatewayError } from '../errors/gatewayError.js';
@@ -64,6 +65,8 @@ export interface HttpSettings {
 
 /** Options of buildApp: everything it wires into routes. */
 export interface AppOptions {
+  /** The connect pages and /connections, when credentials are configured (docs/credentials.md). */
+  readonly connect?: ConnectRoutesOptions;
   readonly settings: HttpSettings;
   readonly log: FastifyBaseLogger;
   readonly metrics: Metrics;
@@ -183,6 +186,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
     },
   });
+  // Outside the bearer guard: a browser has no token; the routes check Host, Origin and draining themselves.
+  if (options.connect !== undefined) registerConnectRoutes(app, options.connect);
   registerGuardedRoutes(app, options.guard, (scope) => {
     if (options.operator !== undefined) registerOperatorPage(scope, options.operator);
     scope.route({

@@ -24,7 +24,7 @@ export interface ConnectNeed {
 }
 
 /** The key of the one embedded request of the input_required answer (and of its response on the retry). */
-export const CONNECT_INPUT_KEY = 'connect';
+const CONNECT_INPUT_KEY = 'connect';
 
 /**
  * The answer to a call that needs a connection: thrown as -32042 (2025 era), returned as input_required

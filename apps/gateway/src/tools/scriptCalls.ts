@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { JobRegistry, JobStatus } from '@skillgate/jobs';
 import { RunnerError, type RunRequest, type RunResult, type ScriptRunner } from '@skillgate/runner';
@@ -7,6 +7,7 @@ import { StateError } from '@skillgate/state';
 import { budgetIdOf } from '../auth/accessPolicy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
+import { askToConnect, type CallCredentials, credentialRefusal } from './callCredentials.js';
 import type { KindHandlers } from './kindHandler.js';
 import { findFile, requireSkill, type SkillLookup } from './skillLookup.js';
 import type { ToolCall } from './toolCall.js';
@@ -22,6 +23,35 @@ export interface ScriptServices {
   readonly metrics: Pick<Metrics, 'inc' | 'observeScriptDuration'>;
   /** Spans of script runs; absent when tracing is off. */
   readonly tracing?: Tracing;
+  /** The caller's own credentials a skill's scripts get (`scripts.credentials`); absent when none is mapped. */
+  readonly credentials?: CallCredentials;
+}
+
+/** What a run needs before it starts: the caller's credentials, or the answer it gets instead. */
+type RunCredentials =
+  | { readonly ready: Readonly<Record<string, string>> | undefined }
+  | { readonly answer: CallToolResult | InputRequiredResult };
+
+/**
+ * The caller's credentials for a skill's scripts: none mapped, the variables, or (the caller lacks one) the
+ * connect answer or refusal in place of the run — which then does not start.
+ */
+async function runCredentials(
+  services: ScriptServices,
+  call: ToolCall,
+  skill: string,
+): Promise<RunCredentials> {
+  const { credentials } = services;
+  if (credentials === undefined) return { ready: undefined };
+  const lookup = await credentials.scriptEnv({
+    target: skill,
+    principal: call.audience.principal,
+    callerToken: undefined,
+    tool: call.name,
+  });
+  if (lookup.kind === 'connect') return { answer: await askToConnect(credentials, call, lookup.need) };
+  if (lookup.kind === 'refused') return { answer: credentialRefusal(lookup) };
+  return { ready: Object.keys(lookup.values).length === 0 ? undefined : lookup.values };
 }
 
 /** The run and job kinds: a script run now or as a job, a job's status, its cancellation. */
@@ -55,9 +85,16 @@ export function scriptCalls(
   };
 }
 
-function runRequest(call: ToolCall, skill: string, file: SkillFile, input: Partial<RunInput>): RunRequest {
+function runRequest(
+  call: ToolCall,
+  skill: string,
+  file: SkillFile,
+  input: Partial<RunInput>,
+  credentials: Readonly<Record<string, string>> | undefined,
+): RunRequest {
   const entry = requireSkill(call, skill);
   return {
+    ...(credentials === undefined ? {} : { credentials }),
     skillName: skill,
     // Real paths recorded at load: the sandbox binds the folder itself, not whatever a path leads to now.
     skillDir: entry.skill.realDir,
@@ -130,12 +167,14 @@ async function runScript(
   skill: string,
   file: SkillFile,
   input: Partial<RunInput>,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const { metrics, runner, tracing } = services;
   const misplaced = await misplacedScript(file);
   if (misplaced !== undefined) return misplaced;
+  const credentials = await runCredentials(services, call, skill);
+  if ('answer' in credentials) return credentials.answer;
   try {
-    const request = runRequest(call, skill, file, input);
+    const request = runRequest(call, skill, file, input, credentials.ready);
     const result =
       tracing === undefined
         ? await runner.run(request)
@@ -165,11 +204,13 @@ async function startJob(
   skill: string,
   file: SkillFile,
   input: Partial<RunInput>,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const misplaced = await misplacedScript(file);
   if (misplaced !== undefined) return misplaced;
+  const credentials = await runCredentials(services, call, skill);
+  if ('answer' in credentials) return credentials.answer;
   // The job outlives this request, so it must not be tied to the request's abort signal.
-  const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input);
+  const { onProgress: _noProgress, ...base } = runRequest(call, skill, file, input, credentials.ready);
   const request = { ...base, signal: undefined };
   try {
     const { job_id } = await services.jobs.start(call.audience.scopeKey, request);

@@ -13,6 +13,8 @@ export interface GatewayUpstreamPoolOptions {
   readonly secrets: readonly string[];
   /** bwrap's path when stdio servers run in the script sandbox; undefined runs them unsandboxed. */
   readonly bwrap: string | undefined;
+  /** The listing headers of an upstream with `auth` (docs/credentials.md, "Listing"). */
+  readonly connectionHeaders?: (upstream: string) => Promise<Readonly<Record<string, string>> | undefined>;
 }
 
 /** The gateway's upstream pool (not started), logging through the gateway's logger (docs/upstreams.md). */
@@ -28,6 +30,7 @@ export function createGatewayUpstreamPool(options: GatewayUpstreamPoolOptions): 
     },
     clientInfo: SERVER_INFO,
     secrets: options.secrets,
+    ...(options.connectionHeaders === undefined ? {} : { connectionHeaders: options.connectionHeaders }),
   });
 }
 

@@ -30,6 +30,8 @@ export interface TestGateway {
 export interface StartTestGatewayOptions {
   /** Wait until every upstream's first connect attempt is in the catalog (default true). */
   readonly awaitUpstreams?: boolean;
+  /** Listen on this port (a redirect URI registered before the start names it); default a free one. */
+  readonly port?: number;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function startTestGateway(
         }
       : { env, directAnswers, logDestination: { write: (line: string) => logLines.push(line) } },
   );
-  const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const base = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const metricsBase = await gateway.listenMetrics();
   if (options.awaitUpstreams !== false) await gateway.upstreamsSettled;
   return {

@@ -38,14 +38,15 @@ export interface HttpToolCallerOptions {
  */
 export function createHttpToolCaller(options: HttpToolCallerOptions): DirectToolCaller {
   const modern = options.envelope !== undefined;
-  const base: Record<string, string> = {
-    ...options.headers,
+  // What every POST of the connection carries besides a credential.
+  const protocol: Record<string, string> = {
     accept: 'application/json, text/event-stream',
     'content-type': 'application/json',
     'mcp-protocol-version': options.protocolVersion,
     ...(options.sessionId === undefined ? {} : { 'mcp-session-id': options.sessionId }),
     ...(modern ? { 'mcp-method': 'tools/call' } : {}),
   };
+  const base: Record<string, string> = { ...options.headers, ...protocol };
   // A 2026-07-28 call's headers name its tool (Mcp-Name): made once per tool. Only tools the upstream
   // exposes get here (upstreamCall.ts checks), so the map is as bounded as its listing; it starts over past
   // that anyway.
@@ -79,7 +80,10 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
       method: 'tools/call',
       params: { name: call.tool, arguments: call.args, ...(meta === undefined ? {} : { _meta: meta }) },
     });
-    const headers = modern ? namedHeaders(call.tool) : base;
+    const named = modern ? namedHeaders(call.tool) : base;
+    // A caller's own credential replaces the connection's (which may be another identity's: discovery).
+    const headers =
+      call.headers === undefined ? named : { ...withoutKeys(named, options.headers), ...call.headers };
     try {
       return await options.poster.post(options.url, { headers, body, end: call.end }, (status, type) =>
         answerReader(status, type, { id, call, options }),
@@ -94,6 +98,16 @@ export function createHttpToolCaller(options: HttpToolCallerOptions): DirectTool
     if (!modern) cancel(id);
     return { kind: 'aborted' };
   }
+}
+
+/** The headers without the connection's own credentials (a call that brings its own sends only those). */
+function withoutKeys(
+  headers: Readonly<Record<string, string>>,
+  credentials: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!(name in credentials)) out[name] = value;
+  return out;
 }
 
 // Most tools whose call headers are kept (a listing holds max_tools, 256 by default).
@@ -136,7 +150,11 @@ function answerReader(
 }
 
 // The answer to a call the upstream refused with an HTTP status.
-function statusAnswer(status: number, text: string, { options, id }: Answering): DirectToolAnswer {
+function statusAnswer(status: number, text: string, { options, id, call }: Answering): DirectToolAnswer {
+  // A caller's own credential refused: the caller's to renew (once), not the connection's.
+  if (status === 401 && call.headers !== undefined) {
+    return { kind: 'unauthorized', message: `the upstream refused the caller's credential (HTTP 401)` };
+  }
   // A 2025-era server that lost our session (it restarted) answers 404.
   if (status === 404 && options.sessionId !== undefined) {
     return { kind: 'lost', message: `the upstream's session is gone (HTTP 404): ${text}` };

@@ -97,6 +97,14 @@ async function sendCall(
     if (context.direct !== undefined) {
       return await directCall(context, { request, direct: context.direct, progressToken, deadline });
     }
+    // The SDK client sends its connection's headers only: a caller's own credential cannot ride it.
+    if (request.headers !== undefined) {
+      return {
+        ok: false,
+        reason: 'UPSTREAM_ERROR',
+        message: `${definition.id}/${tool} takes the SDK's call path (x-mcp-header parameters), which cannot carry a caller's own credential`,
+      };
+    }
     // Ends the call's HTTP request however the call ends (answer, timeout, cancel): the client only tells the
     // upstream, and a 2025-era response stream the upstream keeps open would hold its socket for good.
     const ended = new AbortController();
@@ -207,7 +215,13 @@ async function directCall(context: UpstreamCallContext, call: DirectCall): Promi
       : { ...request.meta, ...(progressToken === undefined ? {} : { progressToken }) };
   let answer: DirectToolAnswer;
   try {
-    answer = await call.direct({ tool, args: request.args, meta, end });
+    answer = await call.direct({
+      tool,
+      args: request.args,
+      meta,
+      end,
+      ...(request.headers === undefined ? {} : { headers: request.headers }),
+    });
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onCancel);
@@ -224,6 +238,8 @@ async function directCall(context: UpstreamCallContext, call: DirectCall): Promi
     case 'lost':
       context.lost(answer.message);
       return unavailable(`upstream ${definition.id} went away during the call: ${answer.message}`);
+    case 'unauthorized':
+      return { ok: false, reason: 'UPSTREAM_UNAUTHORIZED', message: answer.message };
     case 'failed':
       return { ok: false, reason: 'UPSTREAM_ERROR', message: boundedMessage(answer.message) };
   }

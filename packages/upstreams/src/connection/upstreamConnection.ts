@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { UpstreamSnapshot } from '@skillgate/skills';
 import { createOversizeGuard } from '../calls/oversizeGuard.js';
 import { createProgressRelay } from '../calls/progressRelay.js';
@@ -8,6 +8,7 @@ import type { DirectToolCaller, UpstreamCallOptions, UpstreamCallResult, Upstrea
 import { UpstreamsError } from '../upstreamsError.js';
 import { createExposedTools } from './exposedTools.js';
 import { isConnectionLoss } from './isConnectionLoss.js';
+import { createPrincipalSessions } from './principalSessions.js';
 import { createRelistThrottle } from './relistThrottle.js';
 import { createRetrySchedule } from './retrySchedule.js';
 import { createUpstreamClient, serverInfoOf } from './upstreamClient.js';
@@ -27,6 +28,8 @@ export interface UpstreamConnectionOptions
   readonly clientInfo: { readonly name: string; readonly version: string };
   /** Called when this upstream's state or tools changed. */
   readonly changed: () => void;
+  /** A `perCaller` upstream's listing headers, asked at each connect attempt (UpstreamPoolOptions). */
+  readonly connectionHeaders?: () => Promise<Readonly<Record<string, string>> | undefined>;
 }
 
 /** One upstream: its connection, retries, tool list and calls. */
@@ -47,6 +50,8 @@ const MIN_CONNECT_TIMEOUT_MS = 30_000;
 // Three answers over max_result_bytes from one tool to one principal within a minute: that principal's calls
 // of the tool are refused for 30 s (docs/limits.md, "Answers of a call").
 const OVERSIZE_REFUSAL = { strikes: 3, windowMs: 60_000, refuseMs: 30_000, maxEntries: 10_000 } as const;
+// Principals with their own session on one 2025-era per-caller upstream at once (principalSessions.ts).
+const MAX_PRINCIPAL_SESSIONS = 256;
 // An upstream that changes its list continuously is listed again at most this often: each relisting parses
 // every tool and rebuilds the catalog, and a list changed every 120 ms cost the other callers' p99 2.5×
 // (docs/upstreams.md, "A list that keeps changing").
@@ -82,6 +87,38 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const relisting = createRelistThrottle(RELIST_MIN_INTERVAL_MS);
   const connectTimeoutMs = Math.max(definition.timeoutSeconds * 1000, MIN_CONNECT_TIMEOUT_MS);
   const wire = createUpstreamWire({ definition, env: options.env, clientInfo: options.clientInfo, progress });
+  // A connect attempt's transport; `headers` instead of headers_from_env (a listing or a principal's credential).
+  const transportOf = (headers: Readonly<Record<string, string>> | undefined) =>
+    createUpstreamTransport({
+      definition,
+      env: options.env,
+      cwd: options.cwd,
+      bwrap: options.bwrap,
+      guard: options.guard,
+      http: wire.http,
+      maxMessageBytes: wire.maxMessageBytes,
+      stderrBytesPerMinute: options.stderrBytesPerMinute,
+      stderrLine: (line) => log('info', `[${definition.id}] ${line}`, { stderr: true }),
+      ...(headers === undefined ? {} : { headers }),
+    });
+  // A per-caller upstream's listing credential: what the last connect attempt was made with.
+  let listingHeaders: Readonly<Record<string, string>> | undefined;
+  // Whether the current connection has a session (2025 era): then each principal calls on its own.
+  let sessionBased = false;
+  const principalSessions = createPrincipalSessions({
+    max: MAX_PRINCIPAL_SESSIONS,
+    open: async (headers) => {
+      const own = createUpstreamClient({
+        definition,
+        clientInfo: options.clientInfo,
+        toolsChanged: () => undefined,
+      });
+      await own.connect(await transportOf(headers), { timeout: connectTimeoutMs });
+      progress.attach(own);
+      return own;
+    },
+    directOf: (own, headers) => wire.directCaller(own, headers),
+  });
 
   // The connection broke or could not be made: down, keep the last tools, try again after the backoff.
   const fail = (gen: number, reason: string): void => {
@@ -91,6 +128,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     client = undefined;
     direct = undefined;
     void old?.close().catch(() => undefined);
+    void principalSessions.close();
     log('warn', 'upstream down', { error: reason, retryInMs: retry.nextDelayMs });
     status.update({ state: 'down', lastError: reason });
     retry.schedule();
@@ -115,17 +153,10 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
     if (status.state !== 'connecting') status.update({ state: 'connecting' });
     let current: Client | undefined;
     try {
-      const transport = await createUpstreamTransport({
-        definition,
-        env: options.env,
-        cwd: options.cwd,
-        bwrap: options.bwrap,
-        guard: options.guard,
-        http: wire.http,
-        maxMessageBytes: wire.maxMessageBytes,
-        stderrBytesPerMinute: options.stderrBytesPerMinute,
-        stderrLine: (line) => log('info', `[${definition.id}] ${line}`, { stderr: true }),
-      });
+      // A per-caller upstream lists with its listing credential (none at all when there is none yet).
+      listingHeaders =
+        definition.perCaller === true ? ((await options.connectionHeaders?.()) ?? {}) : undefined;
+      const transport = await transportOf(listingHeaders);
       current = createUpstreamClient({
         definition,
         clientInfo: options.clientInfo,
@@ -157,7 +188,10 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
         return;
       }
       client = current;
-      direct = wire.directCaller(current);
+      direct = wire.directCaller(current, listingHeaders);
+      sessionBased =
+        current.transport instanceof StreamableHTTPClientTransport &&
+        current.transport.sessionId !== undefined;
       const listed = await current.listTools(undefined, { timeout: connectTimeoutMs });
       if (gen !== generation) return;
       sdkOnly = headerMirroredTools(listed.tools);
@@ -194,22 +228,50 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   return {
     start: connect,
     snapshot: status.snapshot,
-    call(tool, args, callOptions) {
+    async call(tool, args, callOptions) {
       // The generation of the client the call goes to: only its loss may take the upstream down.
       const gen = generation;
-      return callUpstreamTool(
-        {
-          definition,
-          status,
-          client,
-          direct: sdkOnly.has(tool) ? undefined : direct,
-          slots,
-          progress,
-          oversize,
-          lost: (reason) => fail(gen, reason),
-        },
+      const context = {
+        definition,
+        status,
+        client,
+        direct: sdkOnly.has(tool) ? undefined : direct,
+        slots,
+        progress,
+        oversize,
+        lost: (reason: string) => fail(gen, reason),
+      };
+      const { headers } = callOptions;
+      // The listing credential is never a caller's: a per-caller upstream's call without its own is refused.
+      if (definition.perCaller === true && headers === undefined) {
+        return {
+          ok: false,
+          reason: 'UPSTREAM_ERROR',
+          message: `${definition.id} is called with each caller's own credential, and this call has none`,
+        };
+      }
+      // A caller's own credential on a session-keeping upstream goes on that caller's own session.
+      if (headers === undefined || !sessionBased || context.direct === undefined || client === undefined) {
+        return callUpstreamTool(context, { ...callOptions, tool, args });
+      }
+      const principal = callOptions.principal ?? '';
+      let own: DirectToolCaller;
+      try {
+        own = await principalSessions.directFor(principal, headers);
+      } catch (error) {
+        return {
+          ok: false,
+          reason: 'UPSTREAM_UNAVAILABLE',
+          message: `no session with ${definition.id} for this caller: ${describeError(error)}`,
+        };
+      }
+      const outcome = await callUpstreamTool(
+        // The principal's session lost is that principal's alone: it is reopened on its next call.
+        { ...context, direct: own, lost: () => principalSessions.drop(principal) },
         { ...callOptions, tool, args },
       );
+      if (!outcome.ok && outcome.reason === 'UPSTREAM_UNAUTHORIZED') principalSessions.drop(principal);
+      return outcome;
     },
     async close() {
       closing = true;
@@ -221,7 +283,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       direct = undefined;
       pending = undefined;
       slots.close();
-      await Promise.all(old.map((c) => c?.close().catch(() => undefined)));
+      await Promise.all([...old.map((c) => c?.close().catch(() => undefined)), principalSessions.close()]);
       wire.close();
     },
   };

@@ -25,6 +25,11 @@ export interface UpstreamTransportOptions {
   readonly stderrBytesPerMinute: number;
   /** Each line of a stdio server's stderr within the rate bound. */
   readonly stderrLine: (line: string) => void;
+  /**
+   * The HTTP headers of this transport instead of `headers_from_env`: a `perCaller` upstream's listing
+   * credential, or one principal's own on its own session (docs/credentials.md).
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 // Scrubbed environment of a stdio server: these from the gateway, plus env_from.
@@ -39,7 +44,7 @@ export async function createUpstreamTransport(options: UpstreamTransportOptions)
   const { definition } = options;
   if (definition.url !== undefined) {
     return new StreamableHTTPClientTransport(new URL(definition.url), {
-      requestInit: { headers: configuredHeaders(definition, options.env) },
+      requestInit: { headers: { ...(options.headers ?? configuredHeaders(definition, options.env)) } },
       ...(options.http === undefined ? {} : { fetch: options.http.fetch }),
     });
   }

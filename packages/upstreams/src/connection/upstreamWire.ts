@@ -34,8 +34,11 @@ export interface UpstreamWire {
   readonly http: NodeFetch | undefined;
   /** The largest message read from the upstream: past it the server is broken, not just verbose. */
   readonly maxMessageBytes: number;
-  /** The direct tools/call path of a connected client, or undefined where the SDK's path is kept. */
-  directCaller(connected: Client): DirectToolCaller | undefined;
+  /**
+   * The direct tools/call path of a connected client, or undefined where the SDK's path is kept; `headers`:
+   * the credentials its transport was made with, when not `headers_from_env`.
+   */
+  directCaller(connected: Client, headers?: Readonly<Record<string, string>>): DirectToolCaller | undefined;
   close(): void;
 }
 
@@ -57,7 +60,7 @@ export function createUpstreamWire(options: UpstreamWireOptions): UpstreamWire {
     http,
     maxMessageBytes,
     // The direct tools/call path of a connected HTTP client: its session, era and the configured headers.
-    directCaller(connected) {
+    directCaller(connected, headers) {
       const transport = connected.transport;
       const version = connected.getNegotiatedProtocolVersion();
       // A stdio server: taken after the progress relay, so progress still reaches its callers first.
@@ -68,7 +71,7 @@ export function createUpstreamWire(options: UpstreamWireOptions): UpstreamWire {
       return createHttpToolCaller({
         url: new URL(definition.url),
         poster,
-        headers: configuredHeaders(definition, options.env),
+        headers: headers ?? configuredHeaders(definition, options.env),
         protocolVersion: version,
         sessionId: transport.sessionId,
         envelope:

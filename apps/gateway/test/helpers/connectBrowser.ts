@@ -1,0 +1,65 @@
+import type { AuthorizationServer } from '@skillgate/testkit';
+
+/** A page a ConnectBrowser got: its status, where it redirects, its text. */
+export interface BrowserPage {
+  readonly status: number;
+  readonly location: string | undefined;
+  readonly text: string;
+}
+
+/**
+ * A person's browser on the gateway's connect pages, as plain HTTP: it keeps the gateway's cookie, sends
+ * forms with its Origin as a browser does, and lets the test authorization server's automatic sign-in and
+ * consent stand for the provider's pages. The real-browser test drives Chromium through the same pages.
+ */
+export class ConnectBrowser {
+  private cookie: string | undefined;
+
+  constructor(private readonly base: string) {}
+
+  /** GET a page of the gateway (redirects not followed). */
+  async get(url: string): Promise<BrowserPage> {
+    return this.send(url, { method: 'GET' });
+  }
+
+  /** POSTs a form of the gateway's pages. */
+  async post(url: string, form: Record<string, string>): Promise<BrowserPage> {
+    return this.send(url, {
+      method: 'POST',
+      body: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(this.base).origin },
+    });
+  }
+
+  /**
+   * Follows a connect link as a static-token principal: the token form, then the provider (the test server
+   * signs in `subject` and consents), then the callback. Returns the callback's page.
+   */
+  async connectWithToken(
+    link: string,
+    token: string,
+    server: AuthorizationServer,
+    subject = 'alice',
+  ): Promise<BrowserPage> {
+    const bound = await this.post(link, { token });
+    if (bound.status !== 303) return bound;
+    const next = await this.get(new URL(bound.location ?? '', this.base).href);
+    if (next.status !== 303 || next.location === undefined) return next;
+    const authorization = new URL(next.location);
+    authorization.searchParams.set('login_hint', subject);
+    return this.get(await server.authorize(authorization.href));
+  }
+
+  private async send(url: string, init: RequestInit): Promise<BrowserPage> {
+    const headers = new Headers(init.headers);
+    if (this.cookie !== undefined) headers.set('cookie', this.cookie);
+    const response = await fetch(new URL(url, this.base), { ...init, headers, redirect: 'manual' });
+    const set = response.headers.get('set-cookie');
+    if (set !== null) this.cookie = set.split(';')[0];
+    return {
+      status: response.status,
+      location: response.headers.get('location') ?? undefined,
+      text: await response.text(),
+    };
+  }
+}
