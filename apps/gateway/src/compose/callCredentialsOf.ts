@@ -47,8 +47,8 @@ export function callCredentialsOf(credentials: Credentials): CallCredentials {
       const owner = credentialOwnerOf(principal) ?? principal.id;
       return lookupOf(await credentials.headersFor(target, owner, callerToken), principal, tool);
     },
-    upstreamRefused({ target, principal }) {
-      credentials.onUpstream401(target, credentialOwnerOf(principal) ?? principal.id);
+    upstreamRefused({ target, principal }, sent) {
+      return credentials.onUpstream401(target, credentialOwnerOf(principal) ?? principal.id, sent);
     },
     async scriptEnv({ target, principal, tool }) {
       const owner = credentialOwnerOf(principal) ?? principal.id;

@@ -19,8 +19,8 @@ export type CredentialLookup =
 export interface CallCredentials {
   /** The headers a call to this upstream sends for the caller; `ready` with none for an upstream without `auth`. */
   upstreamHeaders(request: CredentialRequest): Promise<CredentialLookup>;
-  /** The upstream answered 401 to what upstreamHeaders gave: a cached token is dropped so the retry refetches. */
-  upstreamRefused(request: CredentialRequest): void;
+  /** The upstream answered 401 to `sent` (what upstreamHeaders gave): that token is dropped so the retry refetches. */
+  upstreamRefused(request: CredentialRequest, sent: Readonly<Record<string, string>>): Promise<void>;
   /** The variables a skill's scripts get for the caller (`scripts.credentials`); `ready` with none when unmapped. */
   scriptEnv(request: CredentialRequest): Promise<CredentialLookup>;
   /** A 2026-07-28 connect answer's requestState: authenticated, bound to the principal and tool, expiring with its flow. */

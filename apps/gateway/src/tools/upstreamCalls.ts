@@ -94,15 +94,18 @@ async function upstreamCall(
     callerToken: callerToken(),
     tool: call.name,
   };
-  const send = async (): Promise<{ result: CallToolResult | InputRequiredResult; refused: boolean }> => {
+  const send = async (): Promise<{
+    result: CallToolResult | InputRequiredResult;
+    refused: Readonly<Record<string, string>> | undefined;
+  }> => {
     let headers: Readonly<Record<string, string>> | undefined;
     if (credentials !== undefined) {
       const lookup = await credentials.upstreamHeaders(request);
       if (lookup.kind === 'connect')
-        return { result: await askToConnect(credentials, call, lookup.need), refused: false };
+        return { result: await askToConnect(credentials, call, lookup.need), refused: undefined };
       if (lookup.kind === 'refused') {
         call.upstream = { skill, upstream: target.upstream, tool: target.tool, reason: lookup.reason };
-        return { result: credentialRefusal(lookup), refused: false };
+        return { result: credentialRefusal(lookup), refused: undefined };
       }
       if (Object.keys(lookup.values).length > 0) headers = lookup.values;
     }
@@ -118,12 +121,12 @@ async function upstreamCall(
       ...(services.tracing === undefined ? {} : { tracing: services.tracing }),
     });
     call.upstream = labels;
-    return { result, refused: headers !== undefined && labels.reason === 'UPSTREAM_UNAUTHORIZED' };
+    return { result, refused: labels.reason === 'UPSTREAM_UNAUTHORIZED' ? headers : undefined };
   };
   const first = await send();
-  if (!first.refused || credentials === undefined) return first.result;
+  if (first.refused === undefined || credentials === undefined) return first.result;
   // The credential was refused (revoked, or expired early): drop what is cached and try once more.
-  credentials.upstreamRefused(request);
+  await credentials.upstreamRefused(request, first.refused);
   return (await send()).result;
 }
 

@@ -143,7 +143,8 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
       ...(provider.kind === 'secret' ? { label: provider.label } : {}),
       expiresAt: flow.expiresAt,
     };
-  },
+  };
+
   return {
     async startFlow(principal, provider) {
       if (!providers.has(provider)) {
@@ -176,7 +177,6 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     },
 
     flow: flowView,
-
 
     async loginUrl(flowId) {
       const flow = await flowOrThrow(flowId);
