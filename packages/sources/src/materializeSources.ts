@@ -9,7 +9,7 @@ import { measureTree } from './cache/measureTree.js';
 import { type CachePin, createSourceCache, type SourceCache } from './cache/sourceCache.js';
 import { contentDigest } from './contentDigest.js';
 import { fetchGitCommit, type GitContext } from './git/gitRemote.js';
-import { parseLockEntry, pinsSource, readLockFile, writeLockFile } from './lock/lockFile.js';
+import { lockedSource, parseLockEntry, pinsSource, readLockFile, writeLockFile } from './lock/lockFile.js';
 import { SourcesError } from './sourcesError.js';
 import {
   isGitSource,
@@ -47,9 +47,12 @@ const servedDir = (cache: SourceCache, source: SourceDefinition, commit: string)
     ? cache.entryDir(cachePin(source, commit))
     : join(cache.entryDir(cachePin(source, commit)), relPath(source));
 
-/** The key replicas share a source's resolution under: the source exactly as configured. */
+/** The key replicas share a source's resolution under: the source as configured (as the lock keeps it). */
 const sharedPinKey = (source: SourceDefinition): string =>
-  createHash('sha256').update(JSON.stringify(source)).digest('hex').slice(0, 32);
+  createHash('sha256')
+    .update(JSON.stringify(lockedSource(source)))
+    .digest('hex')
+    .slice(0, 32);
 
 /**
  * Fetches and verifies every source and returns the folders to serve (docs/sources.md). With a lock entry that
@@ -206,7 +209,7 @@ async function resolveSource(
   const want = isGitSource(source) ? (source.ref ?? 'HEAD') : `sha256:${source.sha256.toLowerCase()}`;
   const commit = await fetchInto(source, want, cache, options);
   const { digest, skills } = await digestOf(servedDir(cache, source, commit), source, commit, options);
-  return { id: source.id, source, commit, digest, skills };
+  return { id: source.id, source: lockedSource(source), commit, digest, skills };
 }
 
 /**

@@ -77,6 +77,9 @@ beforeAll(async () => {
     '/big.tar.gz': big,
     '/good.zip': goodZip,
     '/link.zip': linkZip,
+    // A pre-signed URL, as object stores hand them out: the signature rotates.
+    '/vendor.tar.gz?X-Amz-Signature=sig-first-0123456789': good,
+    '/vendor.tar.gz?X-Amz-Signature=sig-second-987654321': good,
   });
 });
 
@@ -223,6 +226,23 @@ describe('archive sources', () => {
     ]);
     const script = await stat(join(done.roots[0]?.dir ?? '', 'vendor-a/scripts/run.sh'));
     expect(script.mode & 0o7777).toBe(0o755);
+  });
+
+  it("keeps a pre-signed URL's query string out of the lock, and a rotated signature keeps the pin", async () => {
+    const signed = (sig: string) => ({
+      id: 'signed',
+      archive: files.url(`/vendor.tar.gz?X-Amz-Signature=${sig}`),
+      sha256: sha256(good),
+    });
+    const o = await options([signed('sig-first-0123456789')]);
+    await materializeSources(o);
+    const text = await readFile(o.lockFile, 'utf8');
+    expect(text).not.toContain('sig-first');
+    expect(text).not.toContain('X-Amz-Signature');
+    expect(text).toContain(files.url('/vendor.tar.gz'));
+    const again = await materializeSources({ ...o, sources: [signed('sig-second-987654321')] });
+    expect(again.statuses[0]?.commit).toBe(`sha256:${sha256(good)}`);
+    expect(await readFile(o.lockFile, 'utf8')).toBe(text);
   });
 
   it.each([

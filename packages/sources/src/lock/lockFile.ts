@@ -3,7 +3,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { SourcesError } from '../sourcesError.js';
-import type { Lock, LockEntry, SourceDefinition } from '../sourceTypes.js';
+import { isGitSource, type Lock, type LockEntry, type SourceDefinition } from '../sourceTypes.js';
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
@@ -87,6 +87,17 @@ const canonical = (value: unknown): unknown => {
   );
 };
 
+/**
+ * The source as the lock keeps it: an archive URL without its query string and fragment. A pre-signed URL's
+ * signature was written into the lock (committed to git beside the config), and a rotated signature would
+ * re-resolve a pin its sha256 still holds.
+ */
+export const lockedSource = (source: SourceDefinition): SourceDefinition => {
+  if (isGitSource(source)) return source;
+  const cut = source.archive.search(/[?#]/);
+  return cut < 0 ? source : { ...source, archive: source.archive.slice(0, cut) };
+};
+
 /** True when the lock entry pins exactly this configured source (any edit of it re-resolves). */
 export const pinsSource = (entry: LockEntry, source: SourceDefinition): boolean =>
-  JSON.stringify(canonical(entry.source)) === JSON.stringify(canonical(source));
+  JSON.stringify(canonical(entry.source)) === JSON.stringify(canonical(lockedSource(source)));
