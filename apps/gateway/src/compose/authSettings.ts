@@ -1,7 +1,7 @@
 import type { SkillgateConfig } from '@skillgate/config';
 import type { OAuthGrant } from '../auth/oauthGrants.js';
 
-/** The OAuth resource server of `auth.oauth` (docs/oauth.md), before its secrets are read. */
+/** The OAuth resource server of `auth.oauth` (docs/auth.md), before its secrets are read. */
 export interface OAuthSettings {
   readonly issuer: string;
   /** `auth.oauth.audience`, else `server.public_url` + `server.path` (RFC 8707). */

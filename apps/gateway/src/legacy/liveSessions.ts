@@ -62,7 +62,7 @@ export interface LegacySessionSettings {
   readonly maxBatch: number;
   /** Largest response to one POST (native transport; legacy/nativeHttpTransport.ts). */
   readonly maxResponseBytes: number;
-  /** How long a get_info result that unlocked tools waits for the session's re-list (legacy/relistWatch.ts). */
+  /** How long a get_info result that unlocked tools waits for the session's re-list (tools/relistWatch.ts). */
   readonly relistWaitMs: number;
   /** After that re-list is answered, how much longer the result waits while the host applies the list. */
   readonly relistGraceMs: number;

@@ -26,7 +26,7 @@ export interface McpServerOptions {
 export interface McpListOptions {
   /** 2026-07-28 cache fields (`ttlMs`, `cacheScope`) of the list results; none on 2025-era sessions. */
   readonly cache?: { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' };
-  /** A 2025-era session's wait for the client's re-list after list_changed (legacy/relistWatch.ts). */
+  /** A 2025-era session's wait for the client's re-list after list_changed (tools/relistWatch.ts). */
   readonly relist?: RelistWatch;
 }
 

@@ -51,7 +51,7 @@ function buildView(
   // The library's entries are deep-frozen and in wire shape: shared, never copied.
   const entries = [...catalog.extension.entries]
     .filter(([skill]) => mayUse(skill))
-    // Registered to be written as JSON once: skills/get answers with the entry itself (mcp/renderedJson.ts).
+    // Registered to be written as JSON once: skills/get answers with the entry itself (core/renderedJson.ts).
     .map(([, entry]) => renderOnce(entry as Skill))
     .sort(byUri);
   const prompts = [...catalog.prompts.values()].filter((prompt) => mayUse(prompt.skill));

@@ -64,4 +64,30 @@ describe('docs that cannot drift', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  it('every repository path named in a source comment exists', async () => {
+    const bases = await BASES();
+    const roots = [
+      join(REPO_ROOT, 'apps/gateway/src'),
+      ...(await readdir(join(REPO_ROOT, 'packages'))).map((pkg) => join(REPO_ROOT, 'packages', pkg, 'src')),
+    ];
+    const missing: string[] = [];
+    for (const root of roots) {
+      if (!existsSync(root)) continue;
+      for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+        const file = join(entry.parentPath, entry.name);
+        const text = await readFile(file, 'utf8');
+        // Comments only: a path in a string is data, not a pointer for the reader.
+        const comments = [...text.matchAll(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g)].map((m) => m[0]).join('\n');
+        for (const [, path = ''] of comments.matchAll(/((?:[\w.@-]+\/)+[\w.@-]+\.(?:ts|md))\b/g)) {
+          if (path.includes('*') || NOT_IN_REPO.has(path)) continue;
+          const here = [entry.parentPath, ...bases];
+          if (!here.some((base) => existsSync(join(base, path))))
+            missing.push(`${file.slice(REPO_ROOT.length + 1)}: ${path}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });
