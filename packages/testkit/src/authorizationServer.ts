@@ -1,52 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createLocalJWKSet,
-  exportJWK,
-  generateKeyPair,
-  type CryptoKey as JoseCryptoKey,
-  type JWK,
-  jwtVerify,
-  SignJWT,
-} from 'jose';
-import Provider, { type KoaContextWithOIDC, type TokenEndpointGrantContext } from 'oidc-provider';
-
-/** RFC 8693's grant type. */
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
-
-/** A signing key of the test server: the private JWK it signs with and its kid. */
-export interface ProviderKey {
-  readonly kid: string;
-  readonly privateJwk: JWK;
-  readonly publicJwk: JWK;
-  readonly privateKey: JoseCryptoKey;
-}
-
-/** Makes an RS256 key with a kid. */
-export async function makeKey(kid: string): Promise<ProviderKey> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
-  return { kid, privateJwk, publicJwk, privateKey };
-}
-
-/** A client registered at the test authorization server. */
-export interface AuthorizationClient {
-  readonly id: string;
-  readonly secret: string;
-  /** Scopes it may ask for (default every scope of the server). */
-  readonly scopes?: readonly string[];
-  /** Extra claims in its access tokens (e.g. groups for claim grants). */
-  readonly claims?: Readonly<Record<string, unknown>>;
-  /** Its access tokens as opaque strings (checked by introspection) instead of JWTs. */
-  readonly opaque?: boolean;
-  /** Where codes may be sent back (authorization code flow); none: client credentials and exchange only. */
-  readonly redirectUris?: readonly string[];
-  /** client_secret_basic (default) or client_secret_post. */
-  readonly authMethod?: 'client_secret_basic' | 'client_secret_post';
-}
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import { autoInteraction } from './authorization/autoInteraction.js';
+import { followAuthorization } from './authorization/followAuthorization.js';
+import { type AuthorizationClient, makeKey, type ProviderKey } from './authorization/keysAndClients.js';
+import { providerConfiguration } from './authorization/providerConfiguration.js';
+import { registerTokenExchange } from './authorization/tokenExchangeGrant.js';
 
 /** Options of startAuthorizationServer. */
 export interface AuthorizationServerOptions {
@@ -134,7 +94,6 @@ export async function startAuthorizationServer(
   let jwks = createLocalJWKSet({ keys: keys.map((k) => k.publicJwk) });
   let fetches = 0;
   let introspections = 0;
-  const byId = new Map(options.clients.map((c) => [c.id, c]));
   const scopes = [...new Set(['openid', 'offline_access', ...(options.scopes ?? [])])];
   const ttl = options.accessTokenTtlSeconds ?? 600;
   const counts = new Map<string, number>();
@@ -173,65 +132,10 @@ export async function startAuthorizationServer(
 
   // Built again by rotate(), publishing the new key beside the old ones; every other part is the same.
   const build = (): void => {
-    const provider = new Provider(issuer, {
-      clients: options.clients.map((c) => ({
-        client_id: c.id,
-        client_secret: c.secret,
-        grant_types: [
-          'client_credentials',
-          TOKEN_EXCHANGE,
-          ...(c.redirectUris === undefined ? [] : ['authorization_code', 'refresh_token']),
-        ],
-        redirect_uris: [...(c.redirectUris ?? [])],
-        response_types: c.redirectUris === undefined ? [] : ['code'],
-        token_endpoint_auth_method: c.authMethod ?? 'client_secret_basic',
-        scope: (c.scopes ?? scopes).join(' '),
-      })),
-      jwks: { keys: keys.map((k) => k.privateJwk) },
-      scopes,
-      pkce: { required: () => false },
-      // Every login hint is an account; its claims are its id.
-      findAccount: (_ctx: KoaContextWithOIDC, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
-      interactions: { url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}` },
-      // Refresh tokens whenever the client may refresh, rotated on every use (a reused one is refused).
-      issueRefreshToken: (_ctx: KoaContextWithOIDC, client) => client.grantTypeAllowed('refresh_token'),
-      rotateRefreshToken: true,
-      ttl: {
-        AccessToken: ttl,
-        ClientCredentials: ttl,
-        RefreshToken: 86_400,
-        IdToken: 600,
-        AuthorizationCode: 60,
-        Interaction: 600,
-        Session: 600,
-        Grant: 86_400,
-      },
-      features: {
-        devInteractions: { enabled: false },
-        clientCredentials: { enabled: true },
-        introspection: { enabled: true },
-        // Any authenticated client may revoke any token (a test server).
-        revocation: { enabled: true, allowedPolicy: () => true },
-        resourceIndicators: {
-          enabled: true,
-          defaultResource: () => undefined as unknown as string,
-          useGrantedResource: () => true,
-          getResourceServerInfo: (
-            _ctx: KoaContextWithOIDC,
-            resource: string,
-            client: { clientId: string },
-          ) => ({
-            scope: scopes.join(' '),
-            audience: resource,
-            accessTokenTTL: ttl,
-            accessTokenFormat: byId.get(client.clientId)?.opaque === true ? 'opaque' : 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
-          }),
-        },
-      },
-      extraTokenClaims: (_ctx: KoaContextWithOIDC, token: { clientId?: string }) =>
-        ({ ...(byId.get(token.clientId ?? '')?.claims ?? {}) }) as Record<string, unknown>,
-    });
+    const provider = new Provider(
+      issuer,
+      providerConfiguration({ clients: options.clients, keys, scopes, ttl }),
+    );
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
       process.stderr.write(`authorization server error: ${String(error)}\n`);
     });
@@ -244,111 +148,17 @@ export async function startAuthorizationServer(
       }
     });
 
-    // The subject token is one of this server's access tokens: a JWT it signed, or an opaque one it stored.
-    const subjectOf = async (token: string): Promise<string | undefined> => {
-      if (token.split('.').length === 3) {
-        try {
-          const { payload } = await jwtVerify(token, jwks, { issuer });
-          return typeof payload.sub === 'string' ? payload.sub : undefined;
-        } catch {
-          return undefined;
-        }
-      }
-      const found = await provider.AccessToken.find(token);
-      return found?.isValid === true ? found.accountId : undefined;
-    };
-
-    provider.registerGrantType(
-      TOKEN_EXCHANGE,
-      async (ctx: TokenEndpointGrantContext) => {
-        const { params, client } = ctx.oidc;
-        const refuse = (error: string, description: string): void => {
-          exchangesRefused += 1;
-          ctx.status = 400;
-          ctx.body = { error, error_description: description };
-        };
-        if (params.subject_token_type !== ACCESS_TOKEN_TYPE || typeof params.subject_token !== 'string') {
-          refuse('invalid_request', 'subject_token of type access_token required');
-          return;
-        }
-        const subject = await subjectOf(params.subject_token);
-        if (subject === undefined) {
-          refuse('invalid_grant', 'subject_token is not a valid access token of this server');
-          return;
-        }
-        const audience =
-          typeof params.audience === 'string'
-            ? params.audience
-            : typeof params.resource === 'string'
-              ? params.resource
-              : undefined;
-        if (audience === undefined) {
-          refuse('invalid_target', 'audience or resource required');
-          return;
-        }
-        const scope = typeof params.scope === 'string' ? params.scope : undefined;
-        // A JWT the upstream can verify against the JWKS: sub = the person, aud = the upstream, act = who asked.
-        const now = Math.floor(Date.now() / 1000);
-        const jwt = await new SignJWT({ scope, client_id: client.clientId, act: { sub: client.clientId } })
-          .setProtectedHeader({ alg: 'RS256', kid: currentKey().kid, typ: 'at+jwt' })
-          .setIssuer(issuer)
-          .setSubject(subject)
-          .setAudience(audience)
-          .setIssuedAt(now)
-          .setJti(randomUUID())
-          .setExpirationTime(now + ttl)
-          .sign(currentKey().privateKey);
-        ctx.body = {
-          access_token: jwt,
-          issued_token_type: ACCESS_TOKEN_TYPE,
-          token_type: 'Bearer',
-          expires_in: ttl,
-          ...(scope === undefined ? {} : { scope }),
-        };
+    registerTokenExchange(provider, {
+      issuer,
+      jwks: () => jwks,
+      signingKey: currentKey,
+      ttlSeconds: ttl,
+      onRefused: () => {
+        exchangesRefused += 1;
       },
-      ['subject_token', 'subject_token_type', 'audience', 'resource', 'scope', 'requested_token_type'],
-      ['audience', 'resource'],
-    );
+    });
 
-    // The sign-in and consent pages complete themselves: the account is the login_hint (or the default subject),
-    // and every scope and resource asked for is granted.
-    const interaction = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      const details = await provider.interactionDetails(req, res);
-      const { prompt, params, session } = details;
-      if (prompt.name === 'login') {
-        const hint = typeof params.login_hint === 'string' ? params.login_hint : undefined;
-        await provider.interactionFinished(
-          req,
-          res,
-          { login: { accountId: hint ?? options.subject ?? 'alice' } },
-          { mergeWithLastSubmission: false },
-        );
-        return;
-      }
-      const accountId = session?.accountId;
-      const clientId = typeof params.client_id === 'string' ? params.client_id : undefined;
-      const grant = new provider.Grant({
-        ...(accountId === undefined ? {} : { accountId }),
-        ...(clientId === undefined ? {} : { clientId }),
-      });
-      const scope = typeof params.scope === 'string' ? params.scope : '';
-      grant.addOIDCScope(scope);
-      const resources =
-        params.resource === undefined
-          ? []
-          : Array.isArray(params.resource)
-            ? params.resource
-            : [params.resource];
-      for (const resource of resources)
-        if (typeof resource === 'string') grant.addResourceScope(resource, scope);
-      const grantId = await grant.save();
-      await provider.interactionFinished(
-        req,
-        res,
-        { consent: { grantId } },
-        { mergeWithLastSubmission: true },
-      );
-    };
+    const interaction = autoInteraction(provider, options.subject ?? 'alice');
     const callback = provider.callback();
     handler = (req, res) => {
       if (req.url?.startsWith('/interaction/') === true) {
@@ -380,28 +190,8 @@ export async function startAuthorizationServer(
     return json;
   };
 
-  const authorize = async (authorizationUrl: string): Promise<string> => {
-    const cookies = new Map<string, string>();
-    let url = authorizationUrl;
-    for (let hop = 0; hop < 20; hop++) {
-      if (!url.startsWith(issuer)) return url;
-      const response = await fetch(url, {
-        redirect: 'manual',
-        headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-      });
-      for (const line of response.headers.getSetCookie()) {
-        const [pair] = line.split(';');
-        const eq = pair?.indexOf('=') ?? -1;
-        if (pair !== undefined && eq > 0) cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-      }
-      const location = response.headers.get('location');
-      await response.body?.cancel();
-      if (location === null)
-        throw new Error(`authorization stopped at ${response.status} without a redirect`);
-      url = new URL(location, url).href;
-    }
-    throw new Error('authorization redirected more than 20 times');
-  };
+  const authorize = (authorizationUrl: string): Promise<string> =>
+    followAuthorization(issuer, authorizationUrl);
 
   return {
     issuer,

@@ -1,9 +1,5 @@
-export {
-  type AuthorizationClient,
-  type AuthorizationServer,
-  makeKey,
-  startAuthorizationServer,
-} from './authorizationServer.js';
+export { type AuthorizationClient, makeKey } from './authorization/keysAndClients.js';
+export { type AuthorizationServer, startAuthorizationServer } from './authorizationServer.js';
 export {
   createTestRepo,
   type FileServer,
