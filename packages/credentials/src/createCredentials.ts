@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import picomatch from 'picomatch';
 import { answering, bearerAnswer } from './answers.js';
 import { createConnectionTokens } from './connections/connectionTokens.js';
@@ -31,7 +32,13 @@ export function createCredentials(options: CredentialsOptions): Credentials {
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => {});
   const emit = options.onEvent ?? (() => {});
-  const ring = createKeyRing(loadKeys(settings.keys, env));
+  // Without providers nothing is ever sealed for later (no connection, flow or requestState): upstreams with
+  // only token exchange or client credentials need no configured key, and get one that lives with the process.
+  const ring = createKeyRing(
+    settings.keys.length === 0 && settings.providers.length === 0
+      ? [{ id: 'process', key: randomBytes(32) }]
+      : loadKeys(settings.keys, env),
+  );
   const store = options.store ?? createStore();
   const vault = createVault(store, ring, ({ principal, provider }) =>
     log({
