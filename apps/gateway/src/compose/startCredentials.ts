@@ -1,4 +1,5 @@
-import { type Credentials, createCredentials } from '@skillgate/credentials';
+import { ConfigError } from '@skillgate/config';
+import { type Credentials, CredentialsError, createCredentials } from '@skillgate/credentials';
 import type { RedisConnection } from '@skillgate/state';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../observability/metrics.js';
@@ -19,6 +20,21 @@ export interface StartCredentialsOptions {
  * keys are read now: a missing or malformed key stops the start (CONFIG_INVALID names `credentials.keys`).
  */
 export function startCredentials(options: StartCredentialsOptions): Credentials | undefined {
+  try {
+    return create(options);
+  } catch (error) {
+    // An unset or malformed key is the operator's config, said like any other config error (one line, exit 1).
+    if (!(error instanceof CredentialsError) || error.code !== 'KEY_INVALID') throw error;
+    throw new ConfigError('CONFIG_INVALID', `credentials.keys: ${error.message}`, {
+      issues: [
+        { path: 'credentials.keys', message: `${error.message} (docs/credentials.md, "Keys and rotation")` },
+      ],
+      cause: error,
+    });
+  }
+}
+
+function create(options: StartCredentialsOptions): Credentials | undefined {
   const { settings, log, metrics } = options;
   if (settings.credentials === undefined) return undefined;
   const oauth = settings.auth.oauth;

@@ -50,6 +50,15 @@ export class ConnectBrowser {
     return this.get(await server.authorize(authorization.href));
   }
 
+  /** Follows a secret provider's connect link as a static-token principal: the token form, then the secret form. */
+  async connectSecretWithToken(link: string, token: string, secret: string): Promise<BrowserPage> {
+    const bound = await this.post(link, { token });
+    if (bound.status !== 303) return bound;
+    const page = await this.get(new URL(bound.location ?? '', this.base).href);
+    if (page.status !== 200) return page;
+    return this.post(`${new URL(link, this.base).pathname}/secret`, { secret });
+  }
+
   private async send(url: string, init: RequestInit): Promise<BrowserPage> {
     const headers = new Headers(init.headers);
     if (this.cookie !== undefined) headers.set('cookie', this.cookie);
