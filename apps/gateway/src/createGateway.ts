@@ -33,6 +33,11 @@ export interface GatewayOptions {
    * the SDK's path: the tests that hold the two byte-equal start one gateway of each.
    */
   readonly directAnswers?: boolean;
+  /**
+   * 2025-era sessions on the SDK's streamable HTTP transport instead of the native one (default native): the
+   * `sdk-transport` test project holds the two equal; not a user setting.
+   */
+  readonly sessionTransport?: 'native' | 'sdk';
   /** Least time between OAuth key-set refetches on an unknown kid (default 30 s; tests shorten it). */
   readonly oauthKeyRefetchIntervalMs?: number;
 }
@@ -120,6 +125,7 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     handlers,
     sessions,
     directAnswers: options.directAnswers !== false,
+    sessionTransport: options.sessionTransport ?? 'native',
   });
   const shutdown = gatewayShutdown({
     infrastructure,

@@ -47,8 +47,18 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function cluster(config: Record<string, unknown> = {}, replicas = 2): Promise<ReplicaCluster> {
-  const started = await startReplicaCluster({ redisUrl: redis.url, config, replicas, env: ENV });
+async function cluster(
+  config: Record<string, unknown> = {},
+  replicas = 2,
+  sessionTransport: 'native' | 'sdk' = 'native',
+): Promise<ReplicaCluster> {
+  const started = await startReplicaCluster({
+    redisUrl: redis.url,
+    config,
+    replicas,
+    env: ENV,
+    sessionTransport,
+  });
   clusters.push(started);
   return started;
 }
@@ -65,7 +75,7 @@ describe('any replica serves any session', () => {
   it.each(['native', 'sdk'])(
     'runs the whole disclosure flow with requests landing on alternating replicas (%s transport)',
     async (transport) => {
-      const c3 = await cluster({ server: { transport } });
+      const c3 = await cluster({}, 2, transport as 'native' | 'sdk');
       const c = await recorded(c3.url);
       const sessionId = c.transport.sessionId ?? '';
       expect(sessionId).not.toBe('');
@@ -155,7 +165,7 @@ describe('any replica serves any session', () => {
   it.each(['native', 'sdk'])(
     'takes a session over once when many first requests arrive together (%s transport)',
     async (transport) => {
-      const c3 = await cluster({ server: { transport } });
+      const c3 = await cluster({}, 2, transport as 'native' | 'sdk');
       const [r0, r1] = c3.replicas;
       if (r0 === undefined || r1 === undefined) throw new Error('two replicas expected');
       const id = await openSession(r0.url);

@@ -28,6 +28,8 @@ export interface ServingOptions {
   readonly sessions: LateBinding<LiveSessions>;
   /** Whether plain hot requests of both eras take the direct path. */
   readonly directAnswers: boolean;
+  /** The 2025-era sessions' transport (GatewayOptions.sessionTransport). */
+  readonly sessionTransport: 'native' | 'sdk';
 }
 
 /** The two eras' endpoints and the apps that route to them. */
@@ -65,6 +67,7 @@ export function composeServing(options: ServingOptions): Serving {
       pickDisclosure: createDisclosurePicker(settings.disclosurePicker),
       events: state.events,
       settings: settings.sessions,
+      transport: options.sessionTransport,
       ...(options.directAnswers ? { direct: { skills: handlers.skills } } : {}),
     }),
   );

@@ -167,7 +167,6 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
       metricsPort: observability.metrics_port ?? undefined,
     },
     sessions: {
-      transport: server.transport,
       maxBatch: server.max_batch_size,
       maxResponseBytes: server.max_response_bytes,
       relistWaitMs: sessions.relist_wait_ms,

@@ -56,8 +56,6 @@ export interface LiveSessions {
 
 /** How 2025-era sessions behave, from the `server` and `sessions` config sections. */
 export interface LegacySessionSettings {
-  /** Our native streamable HTTP transport, or the SDK's (`server.transport`). */
-  readonly transport: 'native' | 'sdk';
   /** Most messages in one JSON-RPC batch (native transport). */
   readonly maxBatch: number;
   /** Largest response to one POST (native transport; legacy/nativeHttpTransport.ts). */
@@ -88,6 +86,11 @@ export interface LiveSessionsOptions {
   /** Notifications for sessions, from any replica, to deliver on the GET streams held here. */
   readonly events: Pick<EventBus<StateEvent>, 'subscribe'>;
   readonly settings: LegacySessionSettings;
+  /**
+   * Our native streamable HTTP transport (default), or the SDK's: a switch for the tests that hold the two
+   * equal (the `sdk-transport` test project), not a user setting.
+   */
+  readonly transport?: 'native' | 'sdk';
   /**
    * Plain hot requests take the session's direct path (direct/sessionAnswers.ts), which reads skill resources
    * here; absent, every request takes the SDK's path (tests compare the two).
@@ -140,7 +143,7 @@ export function createLiveSessions(options: LiveSessionsOptions): LiveSessions {
       elicitsUrl: record.elicitsUrl === true,
     };
     const transport: SessionTransport =
-      settings.transport === 'sdk'
+      options.transport === 'sdk'
         ? new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => record.id })
         : new NativeHttpTransport(record.id, {
             maxBatch: settings.maxBatch,

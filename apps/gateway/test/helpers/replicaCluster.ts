@@ -52,6 +52,8 @@ export interface ReplicaClusterOptions {
   readonly env?: Record<string, string>;
   /** Directory for process replicas' config files. */
   readonly workDir?: string;
+  /** 2025-era sessions on the SDK's transport instead of the native one (in-process replicas). */
+  readonly sessionTransport?: 'native' | 'sdk';
 }
 
 /** Starts replicas sharing one fresh Redis prefix, and HAProxy in front of them. */
@@ -82,6 +84,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     );
     const gateway = await createGateway(config, {
       env,
+      ...(options.sessionTransport === undefined ? {} : { sessionTransport: options.sessionTransport }),
       logger: pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger,
     });
     await gateway.app.listen({ host: '127.0.0.1', port: replica.port });

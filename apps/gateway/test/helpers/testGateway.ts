@@ -46,9 +46,9 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   // SKILLGATE_TEST_TRANSPORT runs the same suites against the SDK's transport (see vitest.config.ts).
   const transport = process.env.SKILLGATE_TEST_TRANSPORT;
+  const sessionTransport = transport === 'sdk' ? { sessionTransport: 'sdk' as const } : {};
   const withRoots = {
     ...input,
-    server: { ...(transport === undefined ? {} : { transport }), ...(input.server as object) },
     skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
     // The test client does not re-list on list_changed: holding each get_info result for it would only slow
     // the suite. Tests of the hold (hosts.test.ts) set it.
@@ -65,9 +65,15 @@ export async function startTestGateway(
       ? {
           env,
           directAnswers,
+          ...sessionTransport,
           logger: pino({ level: process.env.SKILLGATE_TEST_LOG ?? 'silent' }) as FastifyBaseLogger,
         }
-      : { env, directAnswers, logDestination: { write: (line: string) => logLines.push(line) } },
+      : {
+          env,
+          directAnswers,
+          ...sessionTransport,
+          logDestination: { write: (line: string) => logLines.push(line) },
+        },
   );
   const base = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const metricsBase = await gateway.listenMetrics();

@@ -112,12 +112,6 @@ const serverFields = z.strictObject({
     .describe(
       'The origin clients reach the gateway at (behind proxies too): names the OAuth resource (auth.oauth) and its metadata URL.',
     ),
-  transport: z
-    .enum(['native', 'sdk'])
-    .default('native')
-    .describe(
-      "MCP HTTP transport: native (Fastify/node:http, faster) or sdk (the SDK's StreamableHTTPServerTransport).",
-    ),
 });
 
 // node:http refuses a headers timeout longer than the request timeout.
