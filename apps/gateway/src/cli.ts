@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { OPTIONS } from './cli/configFrom.js';
+import { connectionsCommand } from './cli/connectionsCommand.js';
 import { metadataCommand } from './cli/metadataCommand.js';
 import { reportCliError } from './cli/reportCliError.js';
 import { searchCommand } from './cli/searchCommand.js';
@@ -44,6 +45,8 @@ async function main(argv: string[]): Promise<number> {
       return searchCommand(flags, rest);
     case 'upstreams':
       return upstreamsCommand(flags);
+    case 'connections':
+      return connectionsCommand(flags);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

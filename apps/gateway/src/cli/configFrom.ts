@@ -16,6 +16,8 @@ export const OPTIONS = {
   token: { type: 'string' },
   json: { type: 'boolean' },
   limit: { type: 'string' },
+  principal: { type: 'string' },
+  revoke: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -1,4 +1,5 @@
 import { ConfigError } from '@skillgate/config';
+import { CredentialsError } from '@skillgate/credentials';
 import { SourcesError } from '@skillgate/sources';
 import { USAGE, UsageError } from './usage.js';
 
@@ -37,8 +38,8 @@ export function reportCliError(error: unknown): number {
       process.stderr.write(`skillgate: config error (${error.code}):\n`);
       for (const issue of error.issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
     }
-  } else if (error instanceof SourcesError) {
-    // The message names the source and the reason (never a token): one line says it.
+  } else if (error instanceof SourcesError || error instanceof CredentialsError) {
+    // The message names the source or provider and the reason (never a token): one line says it.
     process.stderr.write(`skillgate: ${error.message} (${error.code})\n`);
   } else if (isListenError(error)) {
     process.stderr.write(

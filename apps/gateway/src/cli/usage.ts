@@ -17,6 +17,11 @@ Commands:
                                                       all of them or what token NAME (or anonymous) may see
   upstreams [--config FILE] [--json]                  connect to each upstream MCP server; print its state and
                                                       tools (exit 1 when one is down)
+  connections [--config FILE] [--principal P] [--revoke PROVIDER] [--json]
+                                                      each principal's stored connections (provider, state,
+                                                      expiry; never a value), or --revoke deletes P's (revoked
+                                                      at the provider where it offers it); P: a token name or
+                                                      oauth:<issuer>#<sub>
   sources   [check | upgrade [ID...] | sync] [--config FILE] [--json]
                                                       each git/archive source's pin, digest and whether its
                                                       remote ref moved; check exits 2 when one moved; upgrade
