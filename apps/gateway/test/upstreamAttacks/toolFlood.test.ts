@@ -45,6 +45,9 @@ beforeAll(async () => {
   ]);
   fat = await startHostileUpstream(['--name', 'fat', '--flood', '3', '--schema-bytes', '30000']);
   gw = await startTestGateway({
+    // A cap above the flood's 256 kept tools: this suite is about max_tools; a skill past tools.max_listed
+    // unlocks nothing at all (test/search/oversizedSkillCap.test.ts).
+    tools: { max_listed: 2000 },
     upstreams: [
       { id: 'flood', url: flood.url },
       { id: 'fat', url: fat.url, max_tool_schema_bytes: 20_000 },
