@@ -43,6 +43,11 @@ export interface AuthorizationServer {
   tokenRequests(grantType?: string): number;
   /** Requests to the revocation endpoint. */
   revocations(): number;
+  /**
+   * Revokes at the server every refresh token it has issued (an administrator's revocation the gateway does
+   * not see); returns how many it destroyed.
+   */
+  revokeRefreshTokens(): Promise<number>;
   /** Token-exchange requests refused (bad subject token, missing audience). */
   exchangesRefused(): number;
   /**
@@ -99,6 +104,8 @@ export async function startAuthorizationServer(
   const counts = new Map<string, number>();
   let revocations = 0;
   let exchangesRefused = 0;
+  const refreshTokens = new Set<string>();
+  let current: Provider | undefined;
 
   let server: Server | undefined;
   let port = 0;
@@ -136,6 +143,7 @@ export async function startAuthorizationServer(
       issuer,
       providerConfiguration({ clients: options.clients, keys, scopes, ttl }),
     );
+    current = provider;
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
       process.stderr.write(`authorization server error: ${String(error)}\n`);
     });
@@ -145,6 +153,8 @@ export async function startAuthorizationServer(
         const grantType = (ctx as KoaContextWithOIDC).oidc?.params?.grant_type;
         const key = typeof grantType === 'string' ? grantType : 'unknown';
         counts.set(key, (counts.get(key) ?? 0) + 1);
+        const issued = (ctx.body as { refresh_token?: unknown } | undefined)?.refresh_token;
+        if (typeof issued === 'string') refreshTokens.add(issued);
       }
     });
 
@@ -232,6 +242,18 @@ export async function startAuthorizationServer(
         : (counts.get(grantType) ?? 0),
     revocations: () => revocations,
     exchangesRefused: () => exchangesRefused,
+    async revokeRefreshTokens() {
+      let live = 0;
+      for (const value of refreshTokens) {
+        const token = await current?.RefreshToken.find(value);
+        if (token !== undefined && !token.isExpired) {
+          live += 1;
+          await token.destroy();
+        }
+      }
+      refreshTokens.clear();
+      return live;
+    },
     authorize,
     clientCredentials: (client, o = {}) =>
       tokenRequest(client, {
