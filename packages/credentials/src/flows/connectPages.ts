@@ -60,6 +60,14 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     return options.publicUrl;
   };
   const callbackUrl = (): string => new URL('/connect/callback', publicUrl()).href;
+  // A code is redeemed with the redirect_uri its authorization request named, public_url's callback, never
+  // the address the callback reached this replica at (behind a TLS-terminating proxy that is http://, and a
+  // replica's own port is not the public one): the provider refuses a code whose redirect_uri differs.
+  const atCallbackUrl = (callback: string): URL => {
+    const url = new URL(callbackUrl());
+    url.search = new URL(callback).search;
+    return url;
+  };
   const oauthProvider = (id: string): OAuthProviderSettings => {
     const provider = providers.get(id);
     if (provider?.kind !== 'oauth') {
@@ -198,7 +206,7 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     },
 
     async completeCallback(callback) {
-      const url = new URL(callback);
+      const url = atCallbackUrl(callback);
       const state = url.searchParams.get('state') ?? '';
       const dot = state.indexOf('.');
       const flow = dot > 0 ? await flows.peek(state.slice(0, dot)) : undefined;
