@@ -54,7 +54,8 @@ export interface Serving {
  */
 export function composeServing(options: ServingOptions): Serving {
   const { settings, log, infrastructure, access, handlers } = options;
-  const { catalogs, metrics, runner, state, store, jobs, upstreams, sources, tracing } = infrastructure;
+  const { catalogs, metrics, runner, state, store, jobs, upstreams, sources, tracing, credentials } =
+    infrastructure;
   const { disclosure } = access;
   const servers = { catalogs, disclosure, tools: handlers.tools, skills: handlers.skills };
   const live = options.sessions.bind(
@@ -116,6 +117,9 @@ export function composeServing(options: ServingOptions): Serving {
         recentCalls: handlers.recentCalls,
         usage: handlers.usage,
         stateBackend: state.backend,
+        ...(credentials === undefined || settings.credentials?.providers.length === 0
+          ? {}
+          : { connectionCounts: () => credentials.counts() }),
       },
       redact: infrastructure.secrets.redact,
     }),

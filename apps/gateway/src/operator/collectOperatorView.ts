@@ -49,6 +49,8 @@ export interface OperatorSources {
   readonly redact: SecretRedactor;
   /** Where sessions and jobs live (`memory` or `redis`): the page says what is per replica. */
   readonly stateBackend: string;
+  /** Stored connections per provider id (docs/credentials.md); undefined when no provider is configured. */
+  readonly connectionCounts?: () => Promise<Readonly<Record<string, number>>>;
 }
 
 /** One skill row. */
@@ -123,6 +125,8 @@ export interface OperatorView {
   readonly config: string;
   readonly stateBackend: string;
   readonly usage: UsageView;
+  /** Connections per provider, most first (counts only, never a value); undefined without providers. */
+  readonly connections: readonly { readonly provider: string; readonly count: number }[] | undefined;
 }
 
 /** What the request asked for: a skill filter and a principal to look through. */
@@ -174,12 +178,13 @@ export async function collectOperatorView(
   );
   const principalName = query.as ?? sources.principals.names[0];
   const principal = principalName === undefined ? undefined : sources.principals.byName(principalName);
-  const [sessionsOpen, sessions, jobsRunning, jobs, usage] = await Promise.all([
+  const [sessionsOpen, sessions, jobsRunning, jobs, usage, connectionCounts] = await Promise.all([
     sources.sessions.count(),
     sources.sessions.recent(PAGE_LIMITS.sessions),
     sources.jobs.countRunning(),
     sources.jobs.newestRunning(PAGE_LIMITS.jobs),
     sources.usage.totals(),
+    sources.connectionCounts?.(),
   ]);
   // An upstream's error text comes from the network: it never carries a configured secret onto the page.
   const upstreams = sources
@@ -219,6 +224,12 @@ export async function collectOperatorView(
     config: sources.effectiveConfig,
     stateBackend: sources.stateBackend,
     usage: usageView(catalog, usage),
+    connections:
+      connectionCounts === undefined
+        ? undefined
+        : Object.entries(connectionCounts)
+            .map(([provider, count]) => ({ provider, count }))
+            .sort((a, b) => b.count - a.count || a.provider.localeCompare(b.provider)),
   };
 }
 

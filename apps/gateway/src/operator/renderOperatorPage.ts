@@ -192,14 +192,31 @@ const usageSection = (view: OperatorView): SafeHtml => {
 <h3>Searches that found nothing: ${usage.emptySearches}</h3>${queries}</section>`;
 };
 
+const connectionsSection = (view: OperatorView): SafeHtml | string => {
+  const { connections } = view;
+  if (connections === undefined) return '';
+  const body =
+    connections.length === 0
+      ? html`<p class="muted">No one has connected an account yet.</p>`
+      : dataTable(
+          ['provider', 'connections'],
+          connections.map((c) => ({
+            attributes: html` data-provider="${c.provider}"`,
+            cells: [html`<code>${c.provider}</code>`, c.count],
+          })),
+        );
+  return html`<section id="connections"><h2>Connections</h2>
+<p class="muted">Accounts and secrets people connected, per provider: counts only, never a value (docs/credentials.md; <code>skillgate connections</code> lists and revokes them).</p>${body}</section>`;
+};
+
 /** The whole operator page (docs/operator.md): server-rendered, no script, no external asset. */
 export function renderOperatorPage(view: OperatorView): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>skillgate operator</title>
 <style>${STYLE}</style></head><body>
 <header><div><h1>skillgate ${SERVER_INFO.version}</h1><p>Operator page, opened as <b>${view.viewer}</b>.</p>
-<nav><a href="#skills">Skills</a><a href="#upstreams">Upstreams</a><a href="#principal">Who sees what</a><a href="#sessions">Sessions and jobs</a><a href="#usage">Usage</a><a href="#calls">Recent calls</a><a href="#config">Config</a></nav></div></header>
-<main>${overview(view)}${renderSkillsSection(view)}${upstreamsSection(view)}${principalSection(view)}${sessionsSection(view)}${usageSection(view)}${callsSection(view)}
+<nav><a href="#skills">Skills</a><a href="#upstreams">Upstreams</a><a href="#principal">Who sees what</a><a href="#sessions">Sessions and jobs</a><a href="#usage">Usage</a>${view.connections === undefined ? '' : html`<a href="#connections">Connections</a>`}<a href="#calls">Recent calls</a><a href="#config">Config</a></nav></div></header>
+<main>${overview(view)}${renderSkillsSection(view)}${upstreamsSection(view)}${principalSection(view)}${sessionsSection(view)}${usageSection(view)}${connectionsSection(view)}${callsSection(view)}
 <section id="config"><h2>Effective config</h2><p class="muted">Secrets are redacted.</p><pre>${view.config}</pre></section>
 </main></body></html>`.text;
 }
