@@ -403,6 +403,24 @@ describe('start-up', () => {
     }
   });
 
+  it('auto without a working bubblewrap refuses to start on a bind beyond loopback, naming scripts.sandbox', async () => {
+    const token = 'a-token-long-enough-for-a-public-bind';
+    const config = {
+      server: { host: '0.0.0.0' },
+      auth: { tokens: [{ name: 'ops', token_env: 'SANDBOX_TEST_TOKEN' }] },
+      skills: { roots: [roots] },
+    };
+    const env = { ...process.env, PATH: join(work, 'no-bwrap-here'), SANDBOX_TEST_TOKEN: token };
+    const error = await startTestGateway({ ...config, scripts: { sandbox: 'auto' } }, env).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['scripts.sandbox']);
+    // Said explicitly, it starts (with the loud warning).
+    const gw = await startTestGateway({ ...config, scripts: { sandbox: 'off' } }, env);
+    await gw.close();
+  });
+
   it('bwrap without a working bubblewrap refuses to start, naming scripts.sandbox', async () => {
     const error = await startTestGateway(
       { skills: { roots: [roots] }, scripts: { sandbox: 'bwrap' } },

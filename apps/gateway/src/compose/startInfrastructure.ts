@@ -102,6 +102,7 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
     secretEnvNames: settings.secretEnvNames,
     env,
     log,
+    host: settings.server.host,
   });
   // Upstreams connect in the background: the gateway listens at once, serving each upstream as `connecting`
   // until its first attempt ends (one that never answers cannot hold the start); its tools arrive with a

@@ -1,4 +1,4 @@
-import { ConfigError } from '@skillgate/config';
+import { ConfigError, isLoopbackHost } from '@skillgate/config';
 import {
   createScriptRunner,
   probeSandbox,
@@ -19,6 +19,8 @@ export interface StartScriptsOptions {
   readonly secretEnvNames: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: FastifyBaseLogger;
+  /** The address the gateway binds (`server.host`): beyond loopback, `auto` never falls back to no sandbox. */
+  readonly host: string;
 }
 
 /** The started runner and the sandbox found, which stdio upstreams run in too. */
@@ -59,6 +61,13 @@ export async function startScripts(options: StartScriptsOptions): Promise<Starte
     sandbox,
   });
   const isolation = await runner.ready();
+  // Reachable from the network, an unsandboxed script sits next to every secret of the gateway: `auto` does
+  // not choose that silently there; only an explicit `off` does (docs/sandbox.md).
+  if (isolation.sandbox === 'off' && isolation.requested === 'auto' && !isLoopbackHost(options.host)) {
+    await runner.close();
+    const message = `bubblewrap does not work on this host (${isolation.reason}) and the gateway binds ${options.host}, beyond loopback: scripts would run unsandboxed. Fix bubblewrap (docs/sandbox.md) or set scripts.sandbox: off to accept that`;
+    throw new ConfigError('CONFIG_INVALID', message, { issues: [{ path: 'scripts.sandbox', message }] });
+  }
   if (isolation.sandbox === 'off' && isolation.requested === 'auto') {
     log.warn(
       { sandbox: isolation },

@@ -86,7 +86,7 @@ export const scriptsSchema = z
       .enum(['auto', 'bwrap', 'off'])
       .default('auto')
       .describe(
-        'Run scripts in bubblewrap: auto (when it works here, else off with a warning), bwrap (refuse to start without it) or off.',
+        'Run scripts in bubblewrap: auto (when it works here, else off with a warning; refused on a bind beyond loopback), bwrap (refuse to start without it) or off.',
       ),
     network: z
       .boolean()
