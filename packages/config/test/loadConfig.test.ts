@@ -45,7 +45,6 @@ describe('loadConfig from a file', () => {
         max_connections: 500,
         max_connections_per_address: 32,
         public_url: 'https://mcp.example.com:8443',
-        transport: 'sdk',
       },
       skills: {
         roots: [fixture('skills-a'), '/abs/skills-b'],

@@ -43,7 +43,6 @@ describe('parseConfig defaults', () => {
         send_timeout_seconds: 30,
         max_connections: 10_000,
         max_connections_per_address: 128,
-        transport: 'native',
       },
       skills: {
         roots: [join('/srv/gateway', 'examples/skills')],
@@ -213,7 +212,7 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ server: { allowed_origins: ['app.example.com'] } }, 'server.allowed_origins[0]'],
     [{ server: { body_limit_bytes: 10 } }, 'server.body_limit_bytes'],
     [{ server: { trust_proxy: 'yes' } }, 'server.trust_proxy'],
-    [{ server: { transport: 'grpc' } }, 'server.transport'],
+    [{ server: { transport: 'sdk' } }, 'server.transport'],
     [{ server: { headers_timeout_seconds: 0 } }, 'server.headers_timeout_seconds'],
     [{ server: { keep_alive_timeout_seconds: -1 } }, 'server.keep_alive_timeout_seconds'],
     [{ server: { max_connections: 0 } }, 'server.max_connections'],
