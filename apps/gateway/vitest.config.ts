@@ -6,7 +6,10 @@ import { packageTestConfig, sourceResolution } from '../../vitest.shared.js';
 // Upgrading @modelcontextprotocol/*: run these projects and test/directPaths first (docs/architecture.md,
 // "The direct paths").
 const PROTOCOL_SUITES = [
-  'test/{disclosure,http,modes,scripts,eras,skillsExtension}.test.ts',
+  'test/disclosure/{disclosure,modes}.test.ts',
+  'test/http/http.test.ts',
+  'test/scripts/scripts.test.ts',
+  'test/eras/{eras,skillsExtension}.test.ts',
   'test/search/searchLevel.test.ts',
 ];
 // Behaviour in test/, module units in test/internals/<src folder>/ (docs/architecture.md, "Tests").

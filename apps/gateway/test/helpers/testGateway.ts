@@ -51,7 +51,7 @@ export async function startTestGateway(
     ...input,
     skills: { roots: [EXAMPLES_ROOT, PROBE_ROOT], ...(input.skills as object) },
     // The test client does not re-list on list_changed: holding each get_info result for it would only slow
-    // the suite. Tests of the hold (hosts.test.ts) set it.
+    // the suite. Tests of the hold (realClients/hosts.test.ts) set it.
     sessions: { relist_wait_ms: 0, ...(input.sessions as object) },
   };
   const config = parseConfig(withRoots, { baseDir: REPO_ROOT });
