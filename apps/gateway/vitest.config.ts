@@ -13,7 +13,11 @@ const PROTOCOL_SUITES = [
   'test/search/searchLevel.test.ts',
 ];
 // Behaviour in test/, module units in test/internals/<src folder>/ (docs/architecture.md, "Tests").
-const BROWSER = ['test/operator/operatorPage.test.ts', 'test/usage/skillUsage.replicas.test.ts'];
+const BROWSER = [
+  'test/operator/operatorPage.test.ts',
+  'test/usage/skillUsage.replicas.test.ts',
+  'test/credentials/connectPageChromium.test.ts',
+];
 
 const shared = packageTestConfig();
 // Each project keeps the shared resolution, timeouts and module reuse (an inline project inherits none of

@@ -119,6 +119,11 @@ export interface Credentials {
   /** The provider's authorization URL, once the page knows the browser is `principal` (else FLOW_FORBIDDEN). */
   authorizationUrl(flowId: string, principal: string): Promise<string>;
   /**
+   * The origin of an OAuth provider's authorization endpoint, where the connect page's token form ends up after
+   * its redirects (the page's CSP form-action must name it); undefined for a secret provider or an unknown one.
+   */
+  authorizationOrigin(provider: string): Promise<string | undefined>;
+  /**
    * What a callback at /connect/callback would complete, without completing it: the connect-page sign-in, a
    * provider's authorization (the page first checks the browser is the flow's principal), or nothing.
    */

@@ -17,6 +17,8 @@ export interface AuthorizationServerOptions {
   readonly accessTokenTtlSeconds?: number;
   /** Who signs in when the authorization request has no login_hint (default `alice`). */
   readonly subject?: string;
+  /** oidc-provider's own sign-in and consent forms (devInteractions) for a browser; no `authorize()` then. */
+  readonly interactive?: boolean;
 }
 
 /** A real OAuth 2.1 / OpenID Connect authorization server (oidc-provider) on a loopback port. */
@@ -87,7 +89,7 @@ const basic = (client: AuthorizationClient): string =>
 
 /**
  * Starts the server: client credentials; authorization code + PKCE with a sign-in and consent that complete
- * themselves (`authorize`, or a browser following the redirects); rotating refresh tokens; RFC 7009
+ * themselves (`authorize`, or a browser following the redirects), or that a browser fills in (`interactive`); rotating refresh tokens; RFC 7009
  * revocation; RFC 8707 resource indicators (a token's audience is its resource, as a JWT); and RFC 8693
  * token exchange, registered with `registerGrantType`: the subject token must be one of this server's own
  * valid access tokens, and the issued token's audience is the requested `audience` (or `resource`).
@@ -101,6 +103,7 @@ export async function startAuthorizationServer(
   let introspections = 0;
   const scopes = [...new Set(['openid', 'offline_access', ...(options.scopes ?? [])])];
   const ttl = options.accessTokenTtlSeconds ?? 600;
+  const interactive = options.interactive === true;
   const counts = new Map<string, number>();
   let revocations = 0;
   let exchangesRefused = 0;
@@ -141,7 +144,7 @@ export async function startAuthorizationServer(
   const build = (): void => {
     const provider = new Provider(
       issuer,
-      providerConfiguration({ clients: options.clients, keys, scopes, ttl }),
+      providerConfiguration({ clients: options.clients, keys, scopes, ttl, interactive }),
     );
     current = provider;
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
@@ -171,7 +174,7 @@ export async function startAuthorizationServer(
     const interaction = autoInteraction(provider, options.subject ?? 'alice');
     const callback = provider.callback();
     handler = (req, res) => {
-      if (req.url?.startsWith('/interaction/') === true) {
+      if (!interactive && req.url?.startsWith('/interaction/') === true) {
         interaction(req, res).catch((error: unknown) => {
           res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
         });

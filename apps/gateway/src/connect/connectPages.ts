@@ -2,6 +2,19 @@ import type { ConnectionState, FlowView } from '@skillgate/credentials';
 import { html, SafeHtml } from '../core/html.js';
 import { PAGE_STYLE } from '../core/pageStyle.js';
 
+// No script, nothing loaded from elsewhere, forms post only back here (and, for the token form of an OAuth
+// flow, on to the provider its redirects lead to: a browser checks form-action on every redirect of a form's
+// POST), no framing, a referrer only to the gateway itself (the callback's code must not leak to another site).
+// Not no-referrer: under it a browser sends `Origin: null` with the pages' own form POSTs, which the Origin check
+// of connectRoutes.ts refuses. Both are what chromium does: test/credentials/connectPageChromium.test.ts.
+/** The headers every connect page is sent with; `formTargets`: origins its form's redirects may end at. */
+export const pageHeaders = (formTargets: readonly string[] = []): Record<string, string> => ({
+  'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+});
+
 /** How a browser may prove which principal it is: the ways this gateway offers. */
 export interface BindingChoices {
   /** Sign in at the gateway's own issuer (`credentials.connect.login`): for OAuth principals. */

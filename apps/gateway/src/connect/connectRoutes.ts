@@ -15,6 +15,7 @@ import {
   connectedPage,
   connectionsPage,
   labelOf,
+  pageHeaders,
   refusalPage,
   secretPage,
 } from './connectPages.js';
@@ -27,6 +28,7 @@ export interface ConnectRoutesOptions {
     | 'flow'
     | 'loginUrl'
     | 'authorizationUrl'
+    | 'authorizationOrigin'
     | 'callbackOf'
     | 'completeCallback'
     | 'storeSecret'
@@ -52,15 +54,7 @@ export interface ConnectRoutesOptions {
   readonly secureCookies: boolean;
 }
 
-// No script, nothing loaded from elsewhere, forms post only back here, no framing, no referrer (the callback's
-// code must not leak to another site through a link on the page).
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-};
+const PAGE_HEADERS = pageHeaders();
 
 // A flow id and a provider id: what the gateway mints and what config allows; anything else is no link.
 const FLOW_ID = /^[A-Za-z0-9_-]{16,64}$/;
@@ -73,8 +67,12 @@ const BINDING_SUBJECT = '\u0000browser';
 // The binding of /connections is to the principal alone, not to a flow.
 const NO_FLOW = '';
 
-const sendPage = (reply: FastifyReply, page: string, status = 200): FastifyReply =>
-  reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page);
+const sendPage = (
+  reply: FastifyReply,
+  page: string,
+  status = 200,
+  headers: Record<string, string> = PAGE_HEADERS,
+): FastifyReply => reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 
 /**
  * A refusal with the error table's status: as JSON (the error's JSON-RPC body, as /mcp's) to a caller that
@@ -222,7 +220,10 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
       const flow = await pendingFlow(request.params.flow);
       const base = `/connect/${flow.id}`;
       if (boundOwner(request, flow.id) !== flow.principal) {
-        return sendPage(reply, bindingPage(`Connect ${labelOf(flow)}`, choices(flow.principal, base)));
+        // A provider that does not answer its metadata now fails at the next step, with its own answer.
+        const provider = await credentials.authorizationOrigin(flow.provider).catch(() => undefined);
+        const page = bindingPage(`Connect ${labelOf(flow)}`, choices(flow.principal, base));
+        return sendPage(reply, page, 200, pageHeaders(provider === undefined ? [] : [provider]));
       }
       if (flow.kind === 'secret') return sendPage(reply, secretPage(flow, `${base}/secret`));
       const url = await credentials.authorizationUrl(flow.id, flow.principal);

@@ -10,7 +10,9 @@ export interface BrowserPage {
 /**
  * A person's browser on the gateway's connect pages, as plain HTTP: it keeps the gateway's cookie, sends
  * forms with its Origin as a browser does, and lets the test authorization server's automatic sign-in and
- * consent stand for the provider's pages. The real-browser test drives Chromium through the same pages.
+ * consent stand for the provider's pages. It does not follow redirects, so it checks neither the pages' CSP
+ * nor their referrer policy: test/credentials/connectPageChromium.test.ts drives chromium through the same
+ * pages (typed sign-in and consent at oidc-provider's own forms, the token form).
  */
 export class ConnectBrowser {
   private cookie: string | undefined;

@@ -13,7 +13,14 @@ const MAX_SECRET_BYTES = 8192;
 /** What the connect pages call: flows, their redirects and callback, and a secret provider's form. */
 export type ConnectPages = Pick<
   Credentials,
-  'startFlow' | 'flow' | 'loginUrl' | 'authorizationUrl' | 'callbackOf' | 'completeCallback' | 'storeSecret'
+  | 'startFlow'
+  | 'flow'
+  | 'loginUrl'
+  | 'authorizationUrl'
+  | 'authorizationOrigin'
+  | 'callbackOf'
+  | 'completeCallback'
+  | 'storeSecret'
 >;
 
 /** Options of createConnectPages. */
@@ -37,6 +44,16 @@ const unknownFlow = (): CredentialsError =>
 // A header value may not hold control characters (CR and LF least of all).
 const hasControl = (value: string): boolean =>
   [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/** Where an OAuth provider's authorization endpoint is (its metadata's, or the configured one). */
+async function authorizationOriginOf(
+  provider: ProviderSettings | undefined,
+  configurations: ClientConfigurations,
+): Promise<string | undefined> {
+  if (provider?.kind !== 'oauth') return undefined;
+  const endpoint = (await configurations.provider(provider)).serverMetadata().authorization_endpoint;
+  return endpoint === undefined ? undefined : new URL(endpoint).origin;
+}
 
 /**
  * The connect flow from link to stored connection. The page binds the browser to the flow's principal first
@@ -204,6 +221,8 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
       bound(flow, principal, 'this connect link was made for someone else');
       return providerRedirect(flow);
     },
+
+    authorizationOrigin: (provider) => authorizationOriginOf(providers.get(provider), configurations),
 
     async completeCallback(callback) {
       const url = atCallbackUrl(callback);

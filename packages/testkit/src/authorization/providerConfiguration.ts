@@ -9,6 +9,8 @@ export interface ProviderConfigurationOptions {
   readonly keys: readonly ProviderKey[];
   readonly scopes: readonly string[];
   readonly ttl: number;
+  /** oidc-provider's own sign-in and consent pages (devInteractions) instead of the self-completing ones. */
+  readonly interactive: boolean;
 }
 
 /**
@@ -40,7 +42,12 @@ export function providerConfiguration(options: ProviderConfigurationOptions): Co
     pkce: { required: () => false },
     // Every login hint is an account; its claims are its id.
     findAccount: (_ctx: KoaContextWithOIDC, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
-    interactions: { url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}` },
+    // devInteractions sets its own interaction URL (and warns when one is configured beside it).
+    ...(options.interactive
+      ? {}
+      : {
+          interactions: { url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}` },
+        }),
     // Refresh tokens whenever the client may refresh, rotated on every use (a reused one is refused).
     issueRefreshToken: (_ctx: KoaContextWithOIDC, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
@@ -55,7 +62,7 @@ export function providerConfiguration(options: ProviderConfigurationOptions): Co
       Grant: 86_400,
     },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: options.interactive },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       // Any authenticated client may revoke any token (a test server).
