@@ -19,6 +19,8 @@ export interface Haproxy {
 export interface HaproxyOptions {
   /** Backend ports on 127.0.0.1, served in this order. */
   readonly ports: readonly number[];
+  /** The balancer's own port (a public URL configured before the start names it); default a free one. */
+  readonly port?: number;
   /** Health check path (default /healthz). */
   readonly healthPath?: string;
   /** Health check interval in ms (default 500; a backend is out after 2 failures, back after 1 success). */
@@ -65,7 +67,7 @@ function haproxyConfig(port: number, options: HaproxyOptions): string {
 /** Starts haproxy in the foreground and waits until a health check through it is answered 200. */
 export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-haproxy-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const file = join(dir, 'haproxy.cfg');
   await writeFile(file, haproxyConfig(port, options));
   const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });

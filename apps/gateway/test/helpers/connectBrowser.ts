@@ -1,10 +1,12 @@
-import type { AuthorizationServer } from '@skillgate/testkit';
+import { type AuthorizationServer, BACKEND_HEADER } from '@skillgate/testkit';
 
 /** A page a ConnectBrowser got: its status, where it redirects, its text. */
 export interface BrowserPage {
   readonly status: number;
   readonly location: string | undefined;
   readonly text: string;
+  /** The replica that answered, when the page came through the test HAProxy (r0, r1, ...). */
+  readonly backend: string | undefined;
 }
 
 /**
@@ -52,6 +54,27 @@ export class ConnectBrowser {
     return this.get(await server.authorize(authorization.href));
   }
 
+  /**
+   * Follows a connect link as an OAuth principal: the page's sign-in at `signIn.server` (the gateway's issuer;
+   * the test server signs in `signIn.subject`), back to the gateway, then the provider (`provider.subject`),
+   * then the callback. Returns every gateway page on the way, the last the callback's.
+   */
+  async connectWithSignIn(
+    link: string,
+    signIn: { readonly server: AuthorizationServer; readonly subject: string },
+    provider: { readonly server: AuthorizationServer; readonly subject: string },
+  ): Promise<BrowserPage[]> {
+    const pages = [await this.get(link)];
+    const toIssuer = await this.get(`${new URL(link, this.base).pathname}/sign-in`);
+    pages.push(toIssuer);
+    if (toIssuer.status !== 303 || toIssuer.location === undefined) return pages;
+    const back = await this.get(await signIn.server.authorize(withHint(toIssuer.location, signIn.subject)));
+    pages.push(back);
+    if (back.status !== 303 || back.location === undefined) return pages;
+    pages.push(await this.get(await provider.server.authorize(withHint(back.location, provider.subject))));
+    return pages;
+  }
+
   /** Follows a secret provider's connect link as a static-token principal: the token form, then the secret form. */
   async connectSecretWithToken(link: string, token: string, secret: string): Promise<BrowserPage> {
     const bound = await this.post(link, { token });
@@ -71,6 +94,13 @@ export class ConnectBrowser {
       status: response.status,
       location: response.headers.get('location') ?? undefined,
       text: await response.text(),
+      backend: response.headers.get(BACKEND_HEADER) ?? undefined,
     };
   }
 }
+
+const withHint = (url: string, hint: string): string => {
+  const u = new URL(url);
+  u.searchParams.set('login_hint', hint);
+  return u.href;
+};

@@ -54,6 +54,8 @@ export interface ReplicaClusterOptions {
   readonly workDir?: string;
   /** 2025-era sessions on the SDK's transport instead of the native one (in-process replicas). */
   readonly sessionTransport?: 'native' | 'sdk';
+  /** HAProxy's port (server.public_url names it before the start); default a free one. */
+  readonly balancerPort?: number;
 }
 
 /** Starts replicas sharing one fresh Redis prefix, and HAProxy in front of them. */
@@ -124,7 +126,10 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
   };
 
   await Promise.all(replicas.map(start));
-  const balancer = await startHaproxy({ ports: replicas.map((r) => r.port) });
+  const balancer = await startHaproxy({
+    ports: replicas.map((r) => r.port),
+    ...(options.balancerPort === undefined ? {} : { port: options.balancerPort }),
+  });
   return {
     replicas,
     balancer,
