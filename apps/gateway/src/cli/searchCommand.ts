@@ -27,11 +27,9 @@ export async function searchCommand(flags: Flags, positionals: readonly string[]
     await upstreamSnapshots(settings),
   );
   const allowed = previewPolicy(settings.disclosure).usableSkillSet(catalog, principal);
-  // The same index the gateway builds for this allow-list: only these skills are searched and scored.
-  const index = buildSkillIndex(
-    [...catalog.skills.values()].filter((e) => allowed === undefined || allowed.has(e.skill.name)),
-  );
-  const page = index.search({ query, limit });
+  // The index the gateway builds for the catalog, searched as this allow-list: only these skills are scored.
+  const index = buildSkillIndex([...catalog.skills.values()]);
+  const page = index.search({ query, limit }, allowed);
   const results = page?.results ?? [];
   if (flags.json === true) {
     process.stdout.write(
@@ -39,7 +37,8 @@ export async function searchCommand(flags: Flags, positionals: readonly string[]
     );
     return 0;
   }
-  if (results.length === 0) process.stdout.write(`no skill of ${index.size} matches "${query}"\n`);
+  if (results.length === 0)
+    process.stdout.write(`no skill of ${allowed?.size ?? index.size} matches "${query}"\n`);
   results.forEach((hit, i) => {
     const tools = hit.tools.length === 0 ? '' : `\n   tools: ${hit.tools.map((t) => t.name).join(', ')}`;
     process.stdout.write(`${i + 1}. ${hit.skill}  (score ${hit.score})\n   ${hit.description}${tools}\n`);

@@ -113,7 +113,7 @@ export const METRIC_SERIES = [
     name: 'skillgate_search_index_builds_total',
     type: 'counter',
     labels: ['trigger'],
-    help: 'search_skills index builds, by trigger: warm (after a catalog build, every skill) or search (the first search of an allow-list).',
+    help: 'search_skills index builds, one per catalog, by trigger: warm (after a catalog build where principals search) or search (the first search of a catalog that was not warmed).',
   },
   {
     name: 'skillgate_upstream_calls_total',

@@ -45,6 +45,16 @@ export function searchTerm(word: string): string | null {
   return term;
 }
 
+/**
+ * A word of a query as the index keeps it. A stem already known (every word of an indexed skill is) is
+ * looked up; another is stemmed and not remembered, so that queries of made-up words, however many, never
+ * grow the cache: it holds the catalogs' vocabulary, not what callers send.
+ */
+export function queryTerm(word: string): string | null {
+  if (STOP_WORDS.has(word)) return null;
+  return stems.get(word) ?? stemmer(word);
+}
+
 // Stemming is most of the cost of indexing a skill, and words repeat across skills and queries.
 const stems = new Map<string, string>();
 const MAX_STEMS = 100_000;

@@ -1,7 +1,16 @@
-import MiniSearch from 'minisearch';
 import type { CatalogSkill } from '../catalog/catalogTypes.js';
-import { type SearchDocument, searchableTools, searchDocument } from './searchDocument.js';
-import { searchTerm, searchTerms, searchWords } from './searchTerms.js';
+import {
+  type AllowListView,
+  allowListView,
+  type QueryTerms,
+  queryTerms,
+  type Ranking,
+  type RankOptions,
+  rankDocuments,
+  rankingScratch,
+} from './bm25Ranking.js';
+import { type Postings, postingsSteps } from './postings.js';
+import { searchableTools } from './searchDocument.js';
 
 /** One ranked skill. */
 export interface SkillHit {
@@ -27,26 +36,26 @@ export interface SkillQuery {
   readonly cursor?: string;
 }
 
-/** A search index over a fixed set of skills (one catalog, one allow-list). */
+/** A search index over one catalog, searched as any allow-list of it. */
 export interface SkillIndex {
-  /** How many skills it holds: all a caller may use, and nothing else. */
+  /** How many skills it holds (the whole catalog). */
   readonly size: number;
-  /** The ranked page, or undefined when `cursor` is not one this index gave for this query. */
-  search(query: SkillQuery): SkillSearchPage | undefined;
+  /**
+   * The ranked page among the `allowed` skills (undefined: all), or undefined when `cursor` is not one this
+   * index gave for this query. Every score is what an index of only the allowed skills would give: a hidden
+   * skill never changes a result, its order or a score.
+   */
+  search(query: SkillQuery, allowed?: ReadonlySet<string>): SkillSearchPage | undefined;
 }
 
 /** The query that lists every skill in name order. */
 export const LIST_ALL_QUERY = '*';
 
-// Every field counts the same: measured on the ETOM dev set, boosting the name or the description lost
-// recall (docs/decisions.md). Classic BM25 (no BM25+ delta) ranked best there.
-const FIELDS = ['name', 'description', 'headings', 'body', 'paths', 'tools'] as const;
-const BM25 = { k: 1.5, b: 0.75, d: 0 };
 const MAX_TOOLS_PER_HIT = 5;
 
 /**
- * A query term found in more than this share of the skills does not choose candidates: only skills that hold
- * a rarer term of the query are scored (by every term), unless the query has no rarer term
+ * A query term found in more than this share of the allowed skills does not choose candidates: only skills
+ * that hold a rarer term of the query are scored (by every term), unless the query has no rarer term
  * (docs/decisions.md).
  */
 const MAX_TERM_SHARE = 0.1;
@@ -57,82 +66,30 @@ export interface SkillIndexOptions {
   readonly maxTermShare?: number;
 }
 
-/** A query's terms, and those rare enough to choose the candidates. */
-interface QueryTerms {
-  /** Every term, repeats kept (MiniSearch scores each occurrence). */
-  readonly all: readonly string[];
-  readonly rare: readonly string[];
-}
-
-// Query terms are already processed (searchQueryTerms): MiniSearch only splits them again.
-const PROCESSED_QUERY = { tokenize: (text: string) => text.split(' '), processTerm: (term: string) => term };
-
 /** The index build, pausing (yield) after each skill: run whole (buildSkillIndex) or in slices. */
 function* indexSteps(
   entries: readonly CatalogSkill[],
   options: SkillIndexOptions,
 ): Generator<void, SkillIndex, void> {
-  // How many skills hold each term (in any field), counted as MiniSearch processes a document's words.
-  const documentFrequency = new Map<string, number>();
-  let documentTerms = new Set<string>();
-  const mini = new MiniSearch<SearchDocument>({
-    idField: 'id',
-    fields: [...FIELDS],
-    tokenize: searchWords,
-    processTerm: (word: string) => {
-      const term = searchTerm(word);
-      if (term !== null) documentTerms.add(term);
-      return term;
-    },
-    searchOptions: { combineWith: 'OR' as const, bm25: BM25 },
-  });
-  const byName = new Map<string, CatalogSkill>();
-  for (const entry of entries) {
-    byName.set(entry.skill.name, entry);
-    documentTerms = new Set();
-    mini.add(searchDocument(entry));
-    for (const term of documentTerms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    yield;
-  }
-  const sorted = [...byName.keys()].sort(compareNames);
-  const maxFrequency = (options.maxTermShare ?? MAX_TERM_SHARE) * byName.size;
-  const scored = (text: string) => scoredTerms(text, documentFrequency, maxFrequency);
+  const postings = yield* postingsSteps(entries);
+  const scratch = rankingScratch(entries.length);
+  const everyone = allowListView(postings, undefined);
+  // One view per allow-list Set, held by the Set: the access policy keeps one per grant set and catalog.
+  const views = new WeakMap<ReadonlySet<string>, AllowListView>();
+  const viewOf = (allowed: ReadonlySet<string> | undefined): AllowListView => {
+    if (allowed === undefined) return everyone;
+    let view = views.get(allowed);
+    if (view === undefined) {
+      view = allowListView(postings, allowed);
+      views.set(allowed, view);
+    }
+    return view;
+  };
+  const maxTermShare = options.maxTermShare ?? MAX_TERM_SHARE;
   return Object.freeze({
-    size: byName.size,
-    search: (query: SkillQuery) => runQuery(mini, byName, sorted, scored, query),
-  });
-}
-
-/** The query's terms, split by how many skills hold them. */
-function scoredTerms(text: string, frequency: ReadonlyMap<string, number>, maxFrequency: number): QueryTerms {
-  const all: string[] = [];
-  for (const word of searchWords(text)) {
-    const term = searchTerm(word);
-    if (term !== null) all.push(term);
-  }
-  return { all, rare: all.filter((term) => (frequency.get(term) ?? 0) <= maxFrequency) };
-}
-
-/**
- * BM25 over every term of the query, among the skills that hold one of its rare terms (all skills when it has
- * none, or no common one). A common term's weight is small, and scoring it everywhere visits most of the
- * index; skipping a skill costs MiniSearch one lookup (boostDocument 0) instead of a scored result.
- */
-function rankedHits(mini: MiniSearch<SearchDocument>, terms: QueryTerms) {
-  const { all, rare } = terms;
-  if (rare.length === 0 || rare.length === all.length) return mini.search(all.join(' '), PROCESSED_QUERY);
-  // Collected as MiniSearch visits them (boost 0: no result is built for them here).
-  const candidates = new Set<unknown>();
-  mini.search(rare.join(' '), {
-    ...PROCESSED_QUERY,
-    boostDocument: (id: unknown) => {
-      candidates.add(id);
-      return 0;
-    },
-  });
-  return mini.search(all.join(' '), {
-    ...PROCESSED_QUERY,
-    boostDocument: (id: unknown) => (candidates.has(id) ? 1 : 0),
+    size: entries.length,
+    search: (query: SkillQuery, allowed?: ReadonlySet<string>) =>
+      runQuery({ postings, scratch, view: viewOf(allowed), maxTermShare }, query),
   });
 }
 
@@ -163,51 +120,83 @@ export async function buildSkillIndexInSlices(
   }
 }
 
-const compareNames = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function runQuery(
-  mini: MiniSearch<SearchDocument>,
-  byName: ReadonlyMap<string, CatalogSkill>,
-  sorted: readonly string[],
-  scored: (text: string) => QueryTerms,
-  query: SkillQuery,
-): SkillSearchPage | undefined {
+function runQuery(options: RankOptions, query: SkillQuery): SkillSearchPage | undefined {
+  const { postings, view } = options;
   const text = query.query.trim();
   const offset = query.cursor === undefined ? 0 : readCursor(query.cursor, text);
   if (offset === undefined) return undefined;
-  let page: Array<{ skill: string; score: number }>;
+  let page: Array<{ doc: number; score: number }>;
   let total: number;
+  let terms: QueryTerms | undefined;
   if (text === LIST_ALL_QUERY) {
-    page = sorted.slice(offset, offset + query.limit).map((skill) => ({ skill, score: 0 }));
-    total = sorted.length;
+    page = listPage(postings, view, offset, query.limit);
+    total = view.count;
   } else {
-    const hits = rankedHits(mini, scored(text));
-    total = hits.length;
-    // MiniSearch sorts by score: only the head up to this page, and whatever ties its last score, needs
-    // the name order that breaks ties (so a catalog always answers a query the same way).
-    let end = Math.min(hits.length, offset + query.limit);
-    while (end > 0 && end < hits.length && hits[end]?.score === hits[end - 1]?.score) end++;
-    page = hits
-      .slice(0, end)
-      .map((r) => ({ skill: String(r.id), score: r.score }))
-      .sort((a, b) => b.score - a.score || compareNames(a.skill, b.skill))
-      .slice(offset, offset + query.limit);
+    terms = queryTerms(text);
+    const ranking = rankDocuments(terms, options);
+    total = ranking.docs.length;
+    page = rankedPage(postings, ranking, offset, query.limit);
   }
-  const queryTerms = text === LIST_ALL_QUERY ? new Set<string>() : searchTerms(text);
+  const wanted = new Set(terms?.distinct);
   const results: SkillHit[] = [];
-  for (const { skill, score } of page) {
-    const entry = byName.get(skill);
+  for (const { doc, score } of page) {
+    const entry = postings.entries[doc];
     if (entry === undefined) continue;
     results.push({
-      skill,
+      skill: entry.skill.name,
       description: entry.skill.description,
       score: Math.round(score * 1000) / 1000,
-      tools: matchingTools(entry, queryTerms),
+      tools: matchingTools(entry, wanted),
     });
   }
   const next = offset + page.length;
   return next < total ? { results, nextCursor: writeCursor(next, text) } : { results };
 }
+
+/** One page of the allowed skills in name order. */
+function listPage(postings: Postings, view: AllowListView, offset: number, limit: number) {
+  const page: Array<{ doc: number; score: number }> = [];
+  let seen = 0;
+  for (const doc of postings.byName) {
+    if (view.mask !== undefined && view.mask[doc] !== 1) continue;
+    if (seen++ < offset) continue;
+    page.push({ doc, score: 0 });
+    if (page.length === limit) break;
+  }
+  return page;
+}
+
+/**
+ * The page of a ranking: by score, ties by name (so a catalog always answers a query the same way). Only
+ * the head up to the page's end is ordered: a bounded insertion for the usual first pages, a sort past them.
+ */
+function rankedPage(postings: Postings, ranking: Ranking, offset: number, limit: number) {
+  const { docs, scores } = ranking;
+  const { nameRank } = postings;
+  const before = (a: number, b: number) =>
+    (scores[a] ?? 0) > (scores[b] ?? 0) ||
+    ((scores[a] ?? 0) === (scores[b] ?? 0) && (nameRank[docs[a] ?? 0] ?? 0) < (nameRank[docs[b] ?? 0] ?? 0));
+  const end = Math.min(docs.length, offset + limit);
+  let head: number[];
+  if (end <= MAX_INSERTION_HEAD) {
+    head = [];
+    for (let h = 0; h < docs.length; h++) {
+      if (head.length === end && !before(h, head[end - 1] ?? 0)) continue;
+      let at = head.length === end ? end - 1 : head.length;
+      while (at > 0 && before(h, head[at - 1] ?? 0)) {
+        head[at] = head[at - 1] ?? 0;
+        at--;
+      }
+      head[at] = h;
+    }
+  } else {
+    head = Array.from(docs.keys()).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  }
+  return head.slice(offset, end).map((h) => ({ doc: docs[h] ?? 0, score: scores[h] ?? 0 }));
+}
+
+/** Past this page end a ranking is sorted whole instead. */
+const MAX_INSERTION_HEAD = 64;
 
 /** The skill's tools that share the most words with the query (listing order breaks ties). */
 function matchingTools(entry: CatalogSkill, queryTerms: ReadonlySet<string>): SkillHit['tools'] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildSkillIndex, type CatalogSkill, createCatalog } from '../src/index.js';
-import { makeSkill } from './helpers/skills.js';
+import { buildSkillIndex, type CatalogSkill, createCatalog } from '../../src/index.js';
+import { makeSkill } from '../helpers/skills.js';
+import { searchCorpus, searchQueries, seeded } from './searchCorpus.js';
 
 const entriesOf = (skills: ReturnType<typeof makeSkill>[]): CatalogSkill[] => [
   ...createCatalog(skills, { maxNameLength: 48, asyncEnabled: false, maxTimeoutSeconds: 60 }).skills.values(),
@@ -56,5 +57,39 @@ describe('search ranking with common query terms', () => {
       'store-08',
       'store-09',
     ]);
+  });
+});
+
+describe('one index searched as any allow-list', () => {
+  const corpus = searchCorpus(80);
+  const queries = searchQueries(40);
+  const index = buildSkillIndex(corpus);
+  const random = seeded(3);
+  const allowLists = Array.from({ length: 12 }, () => {
+    const share = random();
+    return corpus.filter(() => random() < share);
+  });
+
+  it('gives every result, order and score of an index of only the allowed skills', () => {
+    for (const allowed of allowLists) {
+      const names = new Set(allowed.map((e) => e.skill.name));
+      const alone = buildSkillIndex(allowed);
+      for (const query of [...queries, '*']) {
+        let cursor: string | undefined;
+        do {
+          const page = { query, limit: 7, ...(cursor === undefined ? {} : { cursor }) };
+          const got = index.search(page, names);
+          expect(got, `${names.size} skills: ${query}`).toEqual(alone.search(page));
+          cursor = got?.nextCursor;
+        } while (cursor !== undefined);
+      }
+    }
+  });
+
+  it('an allow-list of every skill ranks as no allow-list', () => {
+    const every = new Set(corpus.map((e) => e.skill.name));
+    for (const query of queries) {
+      expect(index.search({ query, limit: 20 }, every)).toEqual(index.search({ query, limit: 20 }));
+    }
   });
 });
