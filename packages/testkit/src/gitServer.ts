@@ -198,19 +198,33 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
+/** Options of startFileServer. */
+export interface FileServerOptions {
+  /** The loopback address to listen on (default 127.0.0.1; 127.0.0.2 is another host to a client). */
+  readonly host?: string;
+  /** Paths answered with a 302 to the given URL instead of bytes. */
+  readonly redirects?: Readonly<Record<string, string>>;
+}
+
 /** Serves `files` (path -> bytes) over loopback HTTP. */
-export async function startFileServer(files: Readonly<Record<string, Uint8Array>>): Promise<FileServer> {
+export async function startFileServer(
+  files: Readonly<Record<string, Uint8Array>>,
+  options: FileServerOptions = {},
+): Promise<FileServer> {
+  const host = options.host ?? '127.0.0.1';
   const seen: SeenRequest[] = [];
   const server = createServer((request, response) => {
     seen.push({ url: request.url ?? '', headers: request.headers });
+    const redirect = options.redirects?.[request.url ?? ''];
     const body = files[request.url ?? ''];
-    if (body === undefined) response.writeHead(404).end();
+    if (redirect !== undefined) response.writeHead(302, { location: redirect }).end();
+    else if (body === undefined) response.writeHead(404).end();
     else response.writeHead(200, { 'content-length': body.length }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
+    url: (path) => `http://${host}:${port}${path}`,
     seen,
     close: async () => {
       server.closeAllConnections();

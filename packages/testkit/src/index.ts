@@ -3,6 +3,7 @@ export { type AuthorizationServer, startAuthorizationServer } from './authorizat
 export {
   createTestRepo,
   type FileServer,
+  type FileServerOptions,
   type GitServer,
   startFileServer,
   startGitServer,
