@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { execa } from 'execa';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 
+import { credentialsBench } from './credentialsPhase.js';
 import { hotPaths } from './hotPaths.js';
 import { oauthBench } from './oauth.js';
 import { operatorPageBench } from './operatorPage.js';
@@ -701,6 +702,7 @@ try {
   results.sandbox_runs = await sandboxRunsBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.search = await searchBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.sources = await sourcesBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
+  results.credentials = await credentialsBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
 } finally {
   for (const root of [small, hundred, thousand, tenThousand, thousandByTen])
     if (root !== undefined) await rm(root, { recursive: true, force: true });

@@ -65,6 +65,8 @@ if (kind === 'gateway') {
       ...(process.env.BENCH_TRACING === undefined
         ? {}
         : { observability: { tracing: { endpoint: process.env.BENCH_TRACING, sample_ratio: 1 } } }),
+      // BENCH_CONFIG: more top-level sections as JSON, e.g. auth and credentials (credentialsPhase.ts).
+      ...(process.env.BENCH_CONFIG === undefined ? {} : (JSON.parse(process.env.BENCH_CONFIG) as object)),
     },
     { baseDir: process.cwd() },
   );
