@@ -256,4 +256,37 @@ describe('the connect page in chromium', () => {
       await page.context().close();
     }
   });
+
+  it("shows a static-token principal its connections on /connections and disconnects one with the page's button", async () => {
+    const page = await freshPage();
+    const revocations = provider.revocations();
+    try {
+      await page.goto(`${gw.base}/connections`);
+      await page.locator('input[name="token"]').fill(BOB);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.locator('table').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/connections');
+      const row = page.locator('tbody tr');
+      expect(await row.count()).toBe(1);
+      expect(await row.locator('td').nth(0).textContent()).toBe('acme');
+      expect(await row.locator('td').nth(1).textContent()).toBe('connected');
+
+      await row.getByRole('button', { name: 'Disconnect' }).click();
+      await page.locator('#none').waitFor();
+      expect(await page.locator('#none').textContent()).toBe('No connected accounts.');
+      // Revoked at the provider, and bob's next call asks him to connect again.
+      expect(provider.revocations()).toBeGreaterThan(revocations);
+      const client = new Client({ name: 'chromium-after', version: '1.0.0' }, {});
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(mcpUrl), {
+          requestInit: { headers: { Authorization: `Bearer ${BOB}` } },
+        }),
+      );
+      const asked = await client.callTool({ name: TOOL, arguments: {} });
+      await client.close();
+      expect(structured(asked)).toMatchObject({ reason: 'CONNECT_REQUIRED', provider: 'acme' });
+    } finally {
+      await page.context().close();
+    }
+  });
 });
