@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -43,12 +46,14 @@ let provider: AuthorizationServer;
 let upstream: HttpTestUpstream;
 let gw: TestGateway;
 let mcpUrl: string;
+let work: string;
 
 beforeAll(async () => {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   mcpUrl = `${publicUrl}/mcp`;
   const callback = [`${publicUrl}/connect/callback`];
+  work = await mkdtemp(join(tmpdir(), 'sg-chromium-'));
   [identity, provider] = await Promise.all([
     startAuthorizationServer({
       clients: [{ ...LOGIN, redirectUris: callback }],
@@ -72,7 +77,7 @@ beforeAll(async () => {
       skills: { disclosure: 'eager', modern_disclosure: 'eager' },
       credentials: {
         store: 'file',
-        file: `${process.env.TMPDIR ?? '/tmp'}/sg-chromium-${randomBytes(6).toString('hex')}.json`,
+        file: join(work, 'credentials.json'),
         keys: [{ id: 'k1', env: 'SG_KEY' }],
         connect: { login: { client_id_env: 'LOGIN_ID', client_secret_env: 'LOGIN_SECRET' } },
         providers: [
@@ -108,6 +113,7 @@ afterAll(async () => {
   await browser?.close();
   await gw?.close();
   await Promise.all([upstream?.stop(), identity?.close(), provider?.close()]);
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
 /** A fresh browser profile that reaches only loopback (the servers' pages link a web font). */
