@@ -14,6 +14,7 @@ import { oauthBench } from './oauth.js';
 import { operatorPageBench } from './operatorPage.js';
 import { replicas } from './replicas.js';
 import { sandboxRunsBench } from './sandboxRunsPhase.js';
+import { searchFloodBench } from './searchFloodPhase.js';
 import { searchBench } from './searchPhase.js';
 import { skillsListBench } from './skillsList.js';
 import { sourcesBench } from './sourcesPhase.js';
@@ -701,6 +702,7 @@ try {
   await scriptOverhead(small, QUICK ? 30 : 200);
   results.sandbox_runs = await sandboxRunsBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.search = await searchBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
+  results.search_flood = await searchFloodBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.sources = await sourcesBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.credentials = await credentialsBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
 } finally {

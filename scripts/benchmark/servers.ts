@@ -90,6 +90,28 @@ if (kind === 'gateway') {
   // The gateway listens before its upstreams connect; the benchmarks measure connected ones.
   await gateway.upstreamsSettled;
   ready(Number(new URL(address).port));
+} else if (kind === 'gateway-search') {
+  // Two tenants of one search catalog under the default rate limit (searchFloodPhase.ts): BENCH_TOKEN_A and
+  // BENCH_TOKEN_B, every skill each. BENCH_RATE_LIMIT=off: no rate limit (the rows timing calls back to back).
+  const config = parseConfig(
+    {
+      skills: { roots: [root], disclosure: 'search' },
+      ...(process.env.BENCH_RATE_LIMIT === 'off' ? { rate_limit: { requests_per_second: 0 } } : {}),
+      auth: {
+        tokens: [
+          { name: 'tenant-a', token_env: 'BENCH_TOKEN_A', skills: ['*'] },
+          { name: 'tenant-b', token_env: 'BENCH_TOKEN_B', skills: ['*'] },
+        ],
+      },
+      logging: { level: 'silent' },
+    },
+    { baseDir: process.cwd() },
+  );
+  const gateway = await createGateway(config);
+  gateway.app.get('/__bench/mem', async () => memory());
+  gateway.app.get('/__bench/cpu', async () => cpu());
+  const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  ready(Number(new URL(address).port));
 } else if (kind === 'gateway-oauth') {
   // A static token and an OAuth issuer (the benchmark's own JWKS server) side by side (oauth.ts).
   const config = parseConfig(

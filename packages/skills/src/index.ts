@@ -55,6 +55,7 @@ export {
   buildSkillIndex,
   buildSkillIndexInSlices,
   LIST_ALL_QUERY,
+  queryTermCount,
   type SkillHit,
   type SkillIndex,
   type SkillQuery,

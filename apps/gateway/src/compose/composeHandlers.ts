@@ -83,7 +83,7 @@ export function composeHandlers(options: HandlersOptions): Handlers {
       ...(tracing === undefined ? {} : { tracing }),
       ...(credentials === undefined ? {} : { credentials }),
     },
-    search: { disclosure, search },
+    search: { disclosure, search, rateLimiter: infrastructure.state.rateLimiter },
   });
   const observe = createCallObserver({
     metrics,

@@ -1,5 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { type InputOf, LIST_ALL_QUERY, LOAD_SKILL_TOOL, type SkillHit } from '@skillgate/skills';
+import {
+  type InputOf,
+  LIST_ALL_QUERY,
+  LOAD_SKILL_TOOL,
+  queryTermCount,
+  type SkillHit,
+} from '@skillgate/skills';
+import type { RateLimiter } from '@skillgate/state';
+import { chargeRateLimit } from '../auth/requestGuard.js';
 import type { DisclosurePolicy } from '../disclosure/disclosurePolicy.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import type { KindHandlers } from './kindHandler.js';
@@ -7,6 +15,14 @@ import type { SkillSearch } from './skillSearch.js';
 import type { ToolCall } from './toolCall.js';
 
 const DEFAULT_LIMIT = 5;
+
+/**
+ * A search is charged one more request's worth per this many distinct query terms (its request already paid
+ * one): its work grows with its terms, so a flood of long queries spends the budget it costs. Most queries
+ * (the dev set's median has 14 terms) pay nothing more; a 1,000-character one pays about 5 more
+ * (docs/limits.md, "Searches").
+ */
+const SEARCH_TERMS_PER_REQUEST = 16;
 
 /** One result as search_skills returns it: the hit and the exact load_skill call that reads the skill. */
 interface SearchResult extends SkillHit {
@@ -19,6 +35,8 @@ export interface SearchServices {
   readonly disclosure: Pick<DisclosurePolicy, 'usableSkillSet'>;
   /** search_skills' indexes. */
   readonly search: Pick<SkillSearch, 'search'>;
+  /** The per-principal budget a long query is charged to (the request guard's). */
+  readonly rateLimiter: RateLimiter;
 }
 
 /** search_skills, over the caller's skills. */
@@ -40,6 +58,8 @@ async function searchSkills(
   input: InputOf<'search_skills'>,
 ): Promise<CallToolResult> {
   const { catalog, audience } = call;
+  const extra = Math.floor(queryTermCount(input.query) / SEARCH_TERMS_PER_REQUEST);
+  if (extra > 0) await chargeRateLimit(services.rateLimiter, audience.principal, extra);
   const allowed = services.disclosure.usableSkillSet(catalog, audience.principal);
   const page = await services.search.search(catalog, allowed, {
     query: input.query,

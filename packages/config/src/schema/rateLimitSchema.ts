@@ -8,7 +8,7 @@ export const rateLimitSchema = z.strictObject({
     .min(0)
     .default(50)
     .describe(
-      'Per-principal sustained request rate on the MCP endpoint: a token bucket refilled at this rate, shared by every replica; a client at this rate is never refused. 0 = off.',
+      'Per-principal sustained request rate on the MCP endpoint: a token bucket refilled at this rate, shared by every replica; a client at this rate is never refused. A search_skills call costs one request more per 16 distinct query terms (docs/limits.md). 0 = off.',
     ),
   burst: count()
     .default(200)

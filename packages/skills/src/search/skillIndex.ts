@@ -51,6 +51,14 @@ export interface SkillIndex {
 /** The query that lists every skill in name order. */
 export const LIST_ALL_QUERY = '*';
 
+/**
+ * How many distinct index terms a query has: what a search's work grows with (each term's postings are read
+ * once), so search_skills charges the rate limit by it (docs/limits.md).
+ */
+export function queryTermCount(query: string): number {
+  return queryTerms(query).distinct.length;
+}
+
 const MAX_TOOLS_PER_HIT = 5;
 
 /**
