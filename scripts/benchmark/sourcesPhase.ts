@@ -67,9 +67,9 @@ export async function sourcesBench(options: PhaseOptions): Promise<Record<string
     const base = { scripts: { sandbox: 'off' } };
     const withSource = {
       ...base,
-      skills: {
-        roots: [await mkdtemp(join(work, 'empty-'))],
-        sources: [{ id: 'bench', git: git.url('skills.git'), ref: 'main', path: 'skills' }],
+      skills: { roots: [await mkdtemp(join(work, 'empty-'))] },
+      sources: {
+        list: [{ id: 'bench', git: git.url('skills.git'), ref: 'main', path: 'skills' }],
         lock_file: join(work, 'skillgate.lock.yaml'),
         cache_dir: join(work, 'cache'),
       },

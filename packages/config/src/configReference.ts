@@ -4,7 +4,7 @@ import { shapeOf } from './schemaAt.js';
 
 /** One documented config key. */
 export interface ConfigKeyDoc {
-  /** Dotted key path, e.g. `scripts.max_timeout`. */
+  /** Dotted key path, e.g. `scripts.max_timeout_seconds`. */
   readonly key: string;
   /** The default, as JSON (which is also YAML) text. */
   readonly default: string;

@@ -12,6 +12,7 @@ import { scriptsSchema } from './schema/scriptsSchema.js';
 import { serverSchema } from './schema/serverSchema.js';
 import { sessionsSchema } from './schema/sessionsSchema.js';
 import { skillsSchema } from './schema/skillsSchema.js';
+import { sourcesSchema } from './schema/sourcesSchema.js';
 import { stateSchema } from './schema/stateSchema.js';
 import { toolsSchema } from './schema/toolsSchema.js';
 import { upstreamsSchema } from './schema/upstreamsSchema.js';
@@ -21,6 +22,7 @@ export const configSchema = z
   .strictObject({
     server: serverSchema.prefault({}),
     skills: skillsSchema.prefault({}),
+    sources: sourcesSchema.prefault({}),
     tools: toolsSchema.prefault({}),
     scripts: scriptsSchema.prefault({}),
     resources: resourcesSchema.prefault({}),

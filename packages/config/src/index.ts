@@ -11,6 +11,7 @@ export { configSchema } from './configSchema.js';
 export { isLoopbackHost } from './isLoopbackHost.js';
 export { loadConfig } from './loadConfig.js';
 export { parseConfig } from './parseConfig.js';
+export type { Deprecation } from './renamedKeys.js';
 export { renderConfigReference } from './renderConfigReference.js';
 export type { ResolvedToken } from './resolveAuthTokens.js';
 export { resolveAuthTokens } from './resolveAuthTokens.js';

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue } from './configError.js';
 import type { SkillgateConfig } from './configSchema.js';
-import { parseConfig } from './parseConfig.js';
+import { parseConfigNoting } from './parseConfig.js';
+import type { Deprecation } from './renamedKeys.js';
 
 /** Options of loadConfig; CLI flags go in `overrides`. */
 export interface LoadConfigOptions {
@@ -15,10 +16,11 @@ export interface LoadConfigOptions {
   readonly overrides?: { readonly host?: string; readonly port?: number };
 }
 
-/** A loaded config and the absolute path of the file it came from, if any. */
+/** A loaded config, the absolute path of the file it came from, if any, and the renamed keys it used. */
 export interface LoadedConfig {
   readonly config: SkillgateConfig;
   readonly file?: string;
+  readonly deprecations: readonly Deprecation[];
 }
 
 type Raw = Record<string, unknown>;
@@ -117,8 +119,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (options.overrides?.port !== undefined) apply('server.port', options.overrides.port, '--port');
 
   try {
-    const config = parseConfig(raw, { baseDir: file === undefined ? process.cwd() : dirname(file) });
-    return file === undefined ? { config } : { config, file };
+    const parsed = parseConfigNoting(raw, { baseDir: file === undefined ? process.cwd() : dirname(file) });
+    return file === undefined ? parsed : { ...parsed, file };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const issues = error.issues.map((issue) => {

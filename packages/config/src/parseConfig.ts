@@ -2,12 +2,19 @@ import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from './configError.js';
 import { configSchema, type SkillgateConfig } from './configSchema.js';
+import { applyRenamedKeys, type Deprecation } from './renamedKeys.js';
 import { schemaAt, shapeOf } from './schemaAt.js';
 
 /** Options of parseConfig. */
 export interface ParseConfigOptions {
-  /** Folder that relative `skills.roots`, `lock_file` and `cache_dir` resolve against: the config file's folder, or the cwd. */
+  /** Folder that relative `skills.roots`, `sources.lock_file` and `sources.cache_dir` resolve against: the config file's folder, or the cwd. */
   readonly baseDir: string;
+}
+
+/** A parsed config and the renamed keys it was written with (renamedKeys.ts). */
+export interface ParsedConfig {
+  readonly config: SkillgateConfig;
+  readonly deprecations: readonly Deprecation[];
 }
 
 // Paths as users write keys: `auth.tokens[0].name`, `scripts.interpreters[".py"]`.
@@ -73,22 +80,54 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+// A bad value under a renamed key is reported at the name the config wrote it with.
+function blamedOnWrittenName(issue: ConfigIssue, deprecations: readonly Deprecation[]): ConfigIssue {
+  const used = deprecations.find(
+    (d) =>
+      issue.path === d.replacement ||
+      issue.path.startsWith(`${d.replacement}.`) ||
+      issue.path.startsWith(`${d.replacement}[`),
+  );
+  return used === undefined
+    ? issue
+    : { ...issue, path: used.key + issue.path.slice(used.replacement.length) };
+}
+
 /**
- * Validates a config object (undefined or null = all defaults; a null key = not set), resolves
- * `skills.roots` against baseDir and deep-freezes the result; throws ConfigError CONFIG_INVALID with every issue.
+ * Validates a config object (undefined or null = all defaults; a null key = not set), reading renamed keys as
+ * their new names, resolves relative paths against baseDir and deep-freezes the result; throws ConfigError
+ * CONFIG_INVALID with every issue.
  */
 export function parseConfig(input: unknown, options: ParseConfigOptions): SkillgateConfig {
-  const result = configSchema.safeParse(input === undefined || input === null ? {} : dropNulls(input));
-  if (!result.success) {
-    const issues = issuesOf(result.error);
+  return parseConfigNoting(input, options).config;
+}
+
+/** parseConfig, also naming the renamed keys the input used (the gateway logs each at start). */
+export function parseConfigNoting(input: unknown, options: ParseConfigOptions): ParsedConfig {
+  const given = input === undefined || input === null ? {} : dropNulls(input);
+  const renamed =
+    given !== null && typeof given === 'object' && !Array.isArray(given)
+      ? applyRenamedKeys(given as Record<string, unknown>)
+      : { input: given, deprecations: [], issues: [] };
+  const result = configSchema.safeParse(renamed.input);
+  const issues = [
+    ...renamed.issues,
+    ...(result.success
+      ? []
+      : issuesOf(result.error).map((i) => blamedOnWrittenName(i, renamed.deprecations))),
+  ];
+  if (!result.success || issues.length > 0) {
     const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-    throw new ConfigError('CONFIG_INVALID', `invalid config: ${summary}`, { issues, cause: result.error });
+    throw new ConfigError('CONFIG_INVALID', `invalid config: ${summary}`, {
+      issues,
+      cause: result.success ? undefined : result.error,
+    });
   }
   const config = result.data;
   const fromBase = (path: string): string => (isAbsolute(path) ? path : resolve(options.baseDir, path));
   config.skills.roots = config.skills.roots.map(fromBase);
   // The lock sits beside the config by default; the cache default needs the environment (the gateway's).
-  config.skills.lock_file = fromBase(config.skills.lock_file);
-  if (config.skills.cache_dir !== undefined) config.skills.cache_dir = fromBase(config.skills.cache_dir);
-  return deepFreeze(config);
+  config.sources.lock_file = fromBase(config.sources.lock_file);
+  if (config.sources.cache_dir !== undefined) config.sources.cache_dir = fromBase(config.sources.cache_dir);
+  return { config: deepFreeze(config), deprecations: renamed.deprecations };
 }

@@ -1,4 +1,5 @@
 import { configReference } from './configReference.js';
+import { RENAMED_KEYS } from './renamedKeys.js';
 
 const HEADER = `# Configuration reference
 
@@ -10,11 +11,30 @@ skillgate reads one YAML file. Every key is optional; unknown keys are errors, r
   defaults, relative paths resolved against the working directory).
 - **Overrides**, strongest first: CLI flags (\`--host\`, \`--port\`), then \`SKILLGATE_HOST\`, \`SKILLGATE_PORT\`,
   \`SKILLGATE_LOG_LEVEL\`, then the file, then the defaults below.
-- **Paths:** relative \`skills.roots\` resolve against the config file's folder.
+- **Paths:** relative \`skills.roots\`, \`sources.lock_file\` and \`sources.cache_dir\` resolve against the
+  config file's folder. No skill root is served by default: \`configs/skillgate.yaml\` names the bundled examples.
 - **Secrets:** tokens are never written in the file: \`auth.tokens[].token_env\` names an environment variable,
   or \`token_sha256\` holds the token's SHA-256 (hex).
 - A config error names the key and the reason and makes \`skillgate\` exit 1. A server bound to a
   non-loopback address with no tokens refuses to start unless \`auth.allow_anonymous: true\`.
+`;
+
+const CONVENTIONS = `## Conventions
+
+- **Units in names.** Every duration and size key ends in its unit: \`_seconds\`, \`_ms\`, \`_bytes\`, \`_mb\`,
+  \`_chars\`.
+- **One glob dialect.** Every key that takes globs (\`auth.tokens[].skills\`, \`auth.anonymous_skills\`,
+  \`auth.oauth.grants[].skills\`, \`skills.pinned\`, \`sources.list[].skills\`, \`upstreams[].tools\`,
+  \`scripts.credentials[].skills\`, \`clients[].match\`), and a skill's upstream bindings, matches with [picomatch](https://github.com/micromatch/picomatch):
+  \`*\` any run of characters, \`?\` one, \`[a-c]\` a class, \`{a,b}\` alternatives, \`!\` at the start negates;
+  a leading \`.\` is matched like any character. \`clients[].match.name\` alone ignores case (hosts vary it).
+- **Renamed keys.** A config written with an old name still loads, read as the new one; the start logs one
+  warning naming the new key (\`skillgate validate\` and the other commands print it). Setting both names is
+  an error.
+
+| Old key | New key |
+| --- | --- |
+${RENAMED_KEYS.map((r) => `| \`${r.from}\` | \`${r.to}\` |`).join('\n')}
 `;
 
 // A | inside a cell would end the cell in a Markdown table.
@@ -25,5 +45,5 @@ export function renderConfigReference(): string {
   const rows = configReference().map(
     (row) => `| \`${row.key}\` | \`${cell(row.default)}\` | ${cell(row.description)} |`,
   );
-  return `${HEADER}\n| Key | Default | Meaning |\n| --- | --- | --- |\n${rows.join('\n')}\n`;
+  return `${HEADER}\n${CONVENTIONS}\n## Keys\n\n| Key | Default | Meaning |\n| --- | --- | --- |\n${rows.join('\n')}\n`;
 }

@@ -58,7 +58,7 @@ describe('configReference', () => {
     const defaults = parseConfig(
       {
         server: { public_url: 'https://mcp.example.com' },
-        skills: { cache_dir: '/cache' },
+        sources: { cache_dir: '/cache' },
         scripts: { max_concurrent_per_principal: 1 },
         credentials: {
           file: '/state/credentials.json',
@@ -92,9 +92,9 @@ describe('configReference', () => {
   });
 
   it('shows documented defaults as written, with spot checks', () => {
-    expect(rows.get('scripts.max_timeout')?.default).toBe('300');
+    expect(rows.get('scripts.max_timeout_seconds')?.default).toBe('300');
     expect(rows.get('server.host')?.default).toBe('"127.0.0.1"');
-    expect(rows.get('skills.roots')?.default).toBe('["./examples/skills"]');
+    expect(rows.get('skills.roots')?.default).toBe('[]');
     expect(rows.get('auth.tokens')?.default).toBe('[]');
     expect(rows.get('clients')?.default).toContain('"codex-mcp-client"');
     expect(JSON.parse(rows.get('scripts.interpreters')?.default ?? 'null')).toMatchObject({

@@ -61,7 +61,9 @@ describe('loadConfig from a file', () => {
         max_description_chars: 512,
         max_instructions_chars: 8192,
         allow_missing_roots: true,
-        sources: [
+      },
+      sources: {
+        list: [
           {
             id: 'company',
             git: 'https://git.example.com/org/skills.git',
@@ -75,14 +77,14 @@ describe('loadConfig from a file', () => {
         lock_file: fixture('locks/skillgate.lock.yaml'),
         cache_dir: '/var/cache/skillgate',
         fetch_timeout_seconds: 30,
-        max_source_bytes: 1_048_576,
-        max_source_files: 500,
+        max_bytes: 1_048_576,
+        max_files: 500,
         follow: { interval_seconds: 60 },
       },
       tools: { max_name_length: 60, max_listed: 50, list_ttl_ms: 5000 },
       scripts: {
-        default_timeout: 5,
-        max_timeout: 10,
+        default_timeout_seconds: 5,
+        max_timeout_seconds: 10,
         max_output_bytes: 4096,
         default_tail: 10,
         max_concurrent: 8,
@@ -257,11 +259,12 @@ describe('loadConfig from a file', () => {
 });
 
 describe('loadConfig without a file', () => {
-  it('uses the defaults, with roots relative to the cwd', async () => {
+  it('uses the defaults (no skill roots), with paths relative to the cwd', async () => {
     const { config, file } = await loadConfig({ env: {} });
     expect(file).toBeUndefined();
     expect(config.server.port).toBe(3000);
-    expect(config.skills.roots).toEqual([join(process.cwd(), 'examples/skills')]);
+    expect(config.skills.roots).toEqual([]);
+    expect(config.sources.lock_file).toBe(join(process.cwd(), 'skillgate.lock.yaml'));
   });
 
   it('ignores an empty SKILLGATE_CONFIG', async () => {

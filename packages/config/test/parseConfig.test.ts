@@ -45,7 +45,7 @@ describe('parseConfig defaults', () => {
         max_connections_per_address: 128,
       },
       skills: {
-        roots: [join('/srv/gateway', 'examples/skills')],
+        roots: [],
         validation: 'lenient',
         disclosure: 'namespaced',
         modern_disclosure: 'catalog',
@@ -59,17 +59,19 @@ describe('parseConfig defaults', () => {
         max_description_chars: 1024,
         max_instructions_chars: 2048,
         allow_missing_roots: false,
-        sources: [],
+      },
+      sources: {
+        list: [],
         lock_file: join(base.baseDir, 'skillgate.lock.yaml'),
         fetch_timeout_seconds: 120,
-        max_source_bytes: 268_435_456,
-        max_source_files: 20_000,
+        max_bytes: 268_435_456,
+        max_files: 20_000,
         follow: { interval_seconds: 0 },
       },
       tools: { max_name_length: 48, max_listed: 100, list_ttl_ms: 60_000 },
       scripts: {
-        default_timeout: 30,
-        max_timeout: 300,
+        default_timeout_seconds: 30,
+        max_timeout_seconds: 300,
         max_output_bytes: 1_048_576,
         default_tail: 200,
         max_concurrent: 4,
@@ -132,10 +134,14 @@ describe('parseConfig defaults', () => {
   });
 
   it('fills the keys a section leaves out', () => {
-    const c = parseConfig({ server: { port: 4000 }, scripts: { max_timeout: 600 } }, base);
+    const c = parseConfig({ server: { port: 4000 }, scripts: { max_timeout_seconds: 600 } }, base);
     expect(c.server.port).toBe(4000);
     expect(c.server.host).toBe('127.0.0.1');
-    expect(c.scripts).toMatchObject({ max_timeout: 600, default_timeout: 30, max_concurrent: 4 });
+    expect(c.scripts).toMatchObject({
+      max_timeout_seconds: 600,
+      default_timeout_seconds: 30,
+      max_concurrent: 4,
+    });
   });
 
   it('defaults to the sandbox when it works, no network and finite limits; 0 turns a limit off', () => {
@@ -172,8 +178,9 @@ describe('parseConfig skills.roots', () => {
     expect(c.skills.roots).toEqual(['/srv/gateway/a', '/srv/gateway/b/c', '/srv/d', '/abs/e']);
   });
 
-  it('needs at least one root', () => {
-    expect(pathsOf({ skills: { roots: [] } })).toEqual(['skills.roots']);
+  it('has none by default: a config names its roots (configs/skillgate.yaml names the bundled examples)', () => {
+    expect(parseConfig({}, base).skills.roots).toEqual([]);
+    expect(pathsOf({ skills: { roots: [''] } })).toEqual(['skills.roots[0]']);
   });
 });
 
@@ -227,8 +234,8 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     [{ skills: { max_description_chars: 1025 } }, 'skills.max_description_chars'],
     [{ tools: { max_name_length: 31 } }, 'tools.max_name_length'],
     [{ tools: { max_name_length: 65 } }, 'tools.max_name_length'],
-    [{ scripts: { default_timeout: 0, max_timeout: 10 } }, 'scripts.default_timeout'],
-    [{ scripts: { max_timeout: Number.POSITIVE_INFINITY } }, 'scripts.max_timeout'],
+    [{ scripts: { default_timeout_seconds: 0, max_timeout_seconds: 10 } }, 'scripts.default_timeout_seconds'],
+    [{ scripts: { max_timeout_seconds: Number.POSITIVE_INFINITY } }, 'scripts.max_timeout_seconds'],
     [{ scripts: { max_output_bytes: 1023 } }, 'scripts.max_output_bytes'],
     [{ scripts: { max_concurrent: 0 } }, 'scripts.max_concurrent'],
     [{ scripts: { max_concurrent_per_principal: 0 } }, 'scripts.max_concurrent_per_principal'],
@@ -268,8 +275,8 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     const paths = pathsOf({
       server: { port: 'http', extra: true },
       tools: { max_name_length: 80 },
-      skills: { disclosure: 'lazy', roots: [] },
-      scripts: { default_timeout: 60, max_timeout: 30 },
+      skills: { disclosure: 'lazy', roots: [''] },
+      scripts: { default_timeout_seconds: 60, max_timeout_seconds: 30 },
       auth: {
         tokens: [
           { name: 'a', token_env: 'A' },
@@ -279,25 +286,28 @@ describe('parseConfig refuses wrong types and out-of-range values', () => {
     });
     expect(paths.sort()).toEqual([
       'auth.tokens[1].name',
-      'scripts.default_timeout',
+      'scripts.default_timeout_seconds',
       'server.extra',
       'server.port',
       'skills.disclosure',
-      'skills.roots',
+      'skills.roots[0]',
       'tools.max_name_length',
     ]);
   });
 });
 
 describe('parseConfig cross-field checks', () => {
-  it('keeps default_timeout within max_timeout, including the default max', () => {
-    expect(pathsOf({ scripts: { default_timeout: 60, max_timeout: 30 } })).toEqual([
-      'scripts.default_timeout',
+  it('keeps default_timeout_seconds within max_timeout_seconds, including the default max', () => {
+    expect(pathsOf({ scripts: { default_timeout_seconds: 60, max_timeout_seconds: 30 } })).toEqual([
+      'scripts.default_timeout_seconds',
     ]);
-    expect(pathsOf({ scripts: { default_timeout: 301 } })).toEqual(['scripts.default_timeout']);
-    expect(parseConfig({ scripts: { default_timeout: 30, max_timeout: 30 } }, base).scripts.max_timeout).toBe(
-      30,
-    );
+    expect(pathsOf({ scripts: { default_timeout_seconds: 301 } })).toEqual([
+      'scripts.default_timeout_seconds',
+    ]);
+    expect(
+      parseConfig({ scripts: { default_timeout_seconds: 30, max_timeout_seconds: 30 } }, base).scripts
+        .max_timeout_seconds,
+    ).toBe(30);
   });
 
   it('keeps args within what Linux execs: max_arg_bytes at most one argument (131,071), max_args at most 4,096', () => {

@@ -7,7 +7,7 @@ const SHA = 'a'.repeat(64);
 /** The paths of the issues a config is refused with (none when it parses). */
 function refused(sources: unknown[]): string[] {
   try {
-    parseConfig({ skills: { sources } }, base);
+    parseConfig({ sources: { list: sources } }, base);
     return [];
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -15,12 +15,12 @@ function refused(sources: unknown[]): string[] {
   }
 }
 
-describe('skills.sources', () => {
+describe('sources.list', () => {
   it('takes https, ssh, scp-like and file git URLs, and resolves lock_file and cache_dir against the config folder', () => {
     const config = parseConfig(
       {
-        skills: {
-          sources: [
+        sources: {
+          list: [
             { id: 'a', git: 'https://git.example.com/org/skills.git' },
             { id: 'b', git: 'ssh://git@git.example.com/org/skills.git' },
             { id: 'c', git: 'git@github.com:org/skills.git' },
@@ -32,8 +32,8 @@ describe('skills.sources', () => {
       },
       base,
     );
-    expect(config.skills.lock_file).toBe('/srv/gateway/skillgate.lock.yaml');
-    expect(config.skills.cache_dir).toBe('/srv/gateway/cache');
+    expect(config.sources.lock_file).toBe('/srv/gateway/skillgate.lock.yaml');
+    expect(config.sources.cache_dir).toBe('/srv/gateway/cache');
   });
 
   it.each([
@@ -65,6 +65,6 @@ describe('skills.sources', () => {
         { id: 'a', git: 'https://git.example.com/x.git' },
         { id: 'a', archive: 'https://example.com/s.zip', sha256: SHA },
       ]),
-    ).toEqual(['skills.sources[1].id']);
+    ).toEqual(['sources.list[1].id']);
   });
 });

@@ -1,6 +1,6 @@
 import type { LoadSkillsOptions, SourceRoot } from '@skillgate/skills';
 
-/** A git source of `skills.sources` (docs/sources.md). */
+/** A git source of `sources.list` (docs/sources.md). */
 export interface GitSource {
   readonly id: string;
   /** https, ssh or file URL of the repository. */
@@ -15,7 +15,7 @@ export interface GitSource {
   readonly token_env?: string;
 }
 
-/** An archive source of `skills.sources`: a .tar.gz, .tgz or .zip pinned by its sha256. */
+/** An archive source of `sources.list`: a .tar.gz, .tgz or .zip pinned by its sha256. */
 export interface ArchiveSource {
   readonly id: string;
   readonly archive: string;
@@ -25,7 +25,7 @@ export interface ArchiveSource {
   readonly skills?: readonly string[];
 }
 
-/** One entry of `skills.sources`, exactly as configured. */
+/** One entry of `sources.list`, exactly as configured. */
 export type SourceDefinition = GitSource | ArchiveSource;
 
 /** What the lock pins for one source. */

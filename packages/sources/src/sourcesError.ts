@@ -1,6 +1,6 @@
 /**
  * Codes of SourcesError (docs/sources.md, "What each failure looks like"): FETCH_FAILED, the source could not
- * be fetched (git or HTTP said why); TIMEOUT, a fetch ran past `skills.fetch_timeout_seconds`; TOO_LARGE, over
+ * be fetched (git or HTTP said why); TIMEOUT, a fetch ran past `sources.fetch_timeout_seconds`; TOO_LARGE, over
  * the byte or file caps; SHA256_MISMATCH, an archive's bytes are not the configured sha256; UNSAFE_ARCHIVE, an
  * archive entry is absolute, climbs out with `..`, or is a link, device or FIFO; PATH_MISSING, the source's
  * `path` is not a folder at that commit; DIGEST_MISMATCH, the content is not what the lock pins;

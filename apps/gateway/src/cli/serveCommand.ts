@@ -1,13 +1,13 @@
 import { assertSafeBinding, resolveAuthTokens } from '@skillgate/config';
 import { createGateway } from '../createGateway.js';
-import { configFrom, type Flags } from './configFrom.js';
+import { type Flags, runConfigFrom } from './configFrom.js';
 
 /** A second signal within this long of the first is the same interrupt delivered twice. */
 const REPEATED_SIGNAL_MS = 1000;
 
 /** `skillgate serve`: runs the gateway until SIGTERM/SIGINT, then shuts it down gracefully. */
 export async function serveCommand(flags: Flags, roots: readonly string[]): Promise<number> {
-  const config = await configFrom(flags, roots);
+  const { config, warnings } = await runConfigFrom(flags, roots);
   assertSafeBinding(config, resolveAuthTokens(config, process.env));
   const gateway = await createGateway(config);
   const { server, http, disclosurePicker } = gateway.settings;
@@ -28,6 +28,7 @@ export async function serveCommand(flags: Flags, roots: readonly string[]): Prom
       await gateway.close().catch(() => {});
       throw error;
     });
+  for (const warning of warnings) gateway.log.warn(warning);
   const skills = gateway.catalogs.current.skills.size;
   gateway.log.info(
     { address, path, skills, disclosure: disclosurePicker.fallback },

@@ -4,7 +4,7 @@ import { sourcesOptions } from '../compose/sourcesOptions.js';
 import type { CatalogSettings } from '../core/catalogSource.js';
 
 /**
- * The catalog settings of a CLI run with `skills.sources` fetched and verified as a start would (from the
+ * The catalog settings of a CLI run with `sources.list` fetched and verified as a start would (from the
  * cache when the lock's pins are there), so every command sees the skills the gateway would serve.
  */
 export async function sourcesCatalogSettings(

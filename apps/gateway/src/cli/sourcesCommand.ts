@@ -82,7 +82,7 @@ export async function sourcesCommand(flags: Flags, args: readonly string[]): Pro
   const settings = sourcesSettings(await configFrom(flags));
   if (settings.sources.length === 0) {
     // A generic image build step (`sources sync`) must pass for a config without sources.
-    process.stderr.write('skillgate: no skills.sources configured: nothing to do\n');
+    process.stderr.write('skillgate: no sources.list configured: nothing to do\n');
     return 0;
   }
   const json = flags.json === true;

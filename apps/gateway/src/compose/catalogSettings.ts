@@ -26,7 +26,7 @@ export function catalogSettings(config: SkillgateConfig): CatalogSettings {
     build: {
       maxNameLength: config.tools.max_name_length,
       asyncEnabled: config.skills.async_enabled,
-      maxTimeoutSeconds: config.scripts.max_timeout,
+      maxTimeoutSeconds: config.scripts.max_timeout_seconds,
       pinned: config.skills.pinned,
       argumentLimits: {
         maxArgs: config.scripts.max_args,

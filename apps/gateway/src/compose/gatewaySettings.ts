@@ -185,8 +185,8 @@ export function gatewaySettings(config: SkillgateConfig): GatewaySettings {
     scripts: {
       interpreters: scripts.interpreters,
       envPassthrough: scripts.env_passthrough,
-      defaultTimeoutSeconds: scripts.default_timeout,
-      maxTimeoutSeconds: scripts.max_timeout,
+      defaultTimeoutSeconds: scripts.default_timeout_seconds,
+      maxTimeoutSeconds: scripts.max_timeout_seconds,
       maxOutputBytes: scripts.max_output_bytes,
       defaultTailLines: scripts.default_tail,
       maxConcurrent: scripts.max_concurrent,

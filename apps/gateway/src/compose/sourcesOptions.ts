@@ -5,7 +5,7 @@ import type { SourcesSettings } from './sourcesSettings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The cache folder: `skills.cache_dir`, else $XDG_CACHE_HOME/skillgate, else ~/.cache/skillgate. */
+/** The cache folder: `sources.cache_dir`, else $XDG_CACHE_HOME/skillgate, else ~/.cache/skillgate. */
 function cacheDirOf(settings: SourcesSettings, env: Env): string {
   if (settings.cacheDir !== undefined) return settings.cacheDir;
   const xdg = env.XDG_CACHE_HOME;

@@ -19,7 +19,7 @@ export interface GatewaySources {
   roots(): readonly SourceRoot[];
   /** Each source's state for /readyz. */
   readiness(): readonly SourceReadiness[];
-  /** Starts following branch heads (`skills.follow.interval_seconds`); `reload` swaps a new catalog in. */
+  /** Starts following branch heads (`sources.follow.interval_seconds`); `reload` swaps a new catalog in. */
   follow(reload: () => Promise<unknown>): void;
   stop(): void;
 }
@@ -36,7 +36,7 @@ export interface StartSourcesOptions {
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * Fetches and verifies `skills.sources` before the first catalog is built (a source that cannot be served
+ * Fetches and verifies `sources.list` before the first catalog is built (a source that cannot be served
  * fails the start, naming it), then checks each git remote in the background: a remote that cannot be
  * reached is a warning while the verified cache serves (docs/sources.md).
  */

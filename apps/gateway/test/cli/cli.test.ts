@@ -85,17 +85,39 @@ describe('skillgate CLI', () => {
   });
 
   it('metadata: renders markdown, json and escaped xml', async () => {
-    const json = JSON.parse((await cli('metadata', '--format', 'json')).stdout) as Array<{
+    const bundled = ['--config', join(REPO_ROOT, 'configs/skillgate.yaml')];
+    const json = JSON.parse((await cli('metadata', ...bundled, '--format', 'json')).stdout) as Array<{
       name: string;
       tool: string;
     }>;
     expect(json.map((s) => s.name)).toContain('text-stats');
     expect(json.find((s) => s.name === 'text-stats')?.tool).toBe('skill_text-stats_get_info');
-    const xml = (await cli('metadata', '--format', 'xml')).stdout;
+    const xml = (await cli('metadata', ...bundled, '--format', 'xml')).stdout;
     expect(xml.trim().startsWith('<available_skills>')).toBe(true);
     expect(xml).not.toMatch(/&(?!amp;|lt;|gt;|quot;|apos;)/);
-    const md = (await cli('metadata')).stdout;
+    const md = (await cli('metadata', ...bundled)).stdout;
     expect(md).toContain('**text-stats**');
+  });
+
+  it('serves no skill root by default: without a config or ROOT, metadata lists nothing', async () => {
+    const { code, stdout } = await cli('metadata', '--format', 'json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual([]);
+  });
+
+  it('reads a renamed key as its new name and names the new key on stderr', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'skillgate-renamed-'));
+    roots.push(root);
+    await writeFile(
+      join(root, 'skillgate.yaml'),
+      `skills:\n  roots: [${EXAMPLES_ROOT}]\n  lock_file: ./pins.lock.yaml\nscripts:\n  default_timeout: 12\n`,
+    );
+    const { code, stderr } = await cli('validate', '--config', join(root, 'skillgate.yaml'));
+    expect(code).toBe(0);
+    expect(stderr).toContain('config key skills.lock_file is deprecated: write sources.lock_file');
+    expect(stderr).toContain(
+      'config key scripts.default_timeout is deprecated: write scripts.default_timeout_seconds',
+    );
   });
 
   it('reports a config error with its key path and exits 1', async () => {

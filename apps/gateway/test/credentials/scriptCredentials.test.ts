@@ -42,7 +42,7 @@ const startGateway = async (sandbox: 'off' | 'bwrap') => {
       skills: { roots: [skills.root], disclosure: 'eager', modern_disclosure: 'eager' },
       scripts: {
         sandbox,
-        default_timeout: 10,
+        default_timeout_seconds: 10,
         credentials: [{ skills: ['gh-*'], env: 'GITHUB_TOKEN', provider: 'github' }],
       },
       credentials: {

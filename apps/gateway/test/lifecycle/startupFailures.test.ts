@@ -55,8 +55,8 @@ afterAll(async () => {
 
 const configFile = async (name: string, lines: string[]): Promise<string> => {
   const file = join(dir, name);
-  // Real roots: the default `./examples/skills` next to a temporary file does not exist, which alone fails
-  // start-up (a missing root is its own clean failure: realClients/hosts.test.ts).
+  // Real roots, so each case fails only for its own reason (a missing root is its own clean failure:
+  // realClients/hosts.test.ts).
   const roots = `skills: { roots: [${JSON.stringify(EXAMPLES_ROOT)}] }`;
   await writeFile(file, `${[...lines, roots].join('\n')}\n`);
   return file;

@@ -54,7 +54,7 @@ const processes: ChildProcess[] = [];
 async function gateway(scripts: Record<string, unknown>, async = false): Promise<Running> {
   const gw = await startTestGateway({
     skills: { roots: [roots], async_enabled: async },
-    scripts: { default_timeout: 10, kill_grace_ms: 200, ...scripts },
+    scripts: { default_timeout_seconds: 10, kill_grace_ms: 200, ...scripts },
   });
   const client = await connectClient(gw.url);
   await client.client.callTool({ name: `skill_${SKILL}_get_info`, arguments: {} });

@@ -12,7 +12,12 @@ let c: TestClient;
 beforeAll(async () => {
   gw = await startTestGateway(
     {
-      scripts: { default_timeout: 5, max_timeout: 10, max_output_bytes: 64 * 1024, kill_grace_ms: 300 },
+      scripts: {
+        default_timeout_seconds: 5,
+        max_timeout_seconds: 10,
+        max_output_bytes: 64 * 1024,
+        kill_grace_ms: 300,
+      },
       resources: { max_text_bytes: 256 * 1024 },
     },
     { ...process.env, SKILLGATE_SECRET: 'hunter2' },

@@ -36,7 +36,7 @@ beforeAll(async () => {
   config = join(work, 'skillgate.yaml');
   await writeFile(
     config,
-    `skills:\n  roots: [${join(REPO_ROOT, 'examples/skills')}]\n  sources:\n    - { id: team, git: "${git.url('team.git')}", ref: v1, token_env: TEAM_TOKEN }\n`,
+    `skills:\n  roots: [${join(REPO_ROOT, 'examples/skills')}]\nsources:\n  list:\n    - { id: team, git: "${git.url('team.git')}", ref: v1, token_env: TEAM_TOKEN }\n`,
   );
 });
 

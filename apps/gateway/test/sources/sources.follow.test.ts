@@ -31,8 +31,8 @@ it('a followed branch takes a new commit through the ordinary reload: swapped in
   await repo.commit({ 'live-skill/SKILL.md': skillMd('live-skill', 'Version one.') });
   const lockFile = join(work, 'skillgate.lock.yaml');
   const gw = await startTestGateway({
-    skills: {
-      sources: [{ id: 'live', git: git.url('followed.git'), ref: 'main' }],
+    sources: {
+      list: [{ id: 'live', git: git.url('followed.git'), ref: 'main' }],
       lock_file: lockFile,
       cache_dir: join(work, 'cache'),
       follow: { interval_seconds: 0.2 },

@@ -33,8 +33,8 @@ const replica = (name: string): Promise<TestGateway> =>
   startTestGateway(
     {
       state: { backend: 'redis', key_prefix: 'sources-replicas:' },
-      skills: {
-        sources: [{ id: 'team', git: git.url('team.git'), ref: 'main' }],
+      sources: {
+        list: [{ id: 'team', git: git.url('team.git'), ref: 'main' }],
         lock_file: join(work, name, 'skillgate.lock.yaml'),
         cache_dir: join(work, name, 'cache'),
       },

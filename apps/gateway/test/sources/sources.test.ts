@@ -68,8 +68,8 @@ afterAll(async () => {
 });
 
 const config = () => ({
-  skills: {
-    sources: [
+  sources: {
+    list: [
       { id: 'company', git: git.url('company.git'), ref: 'v3', path: 'skills', skills: ['pdf-*'] },
       { id: 'private', git: git.url('private.git'), token_env: 'PRIVATE_GIT_TOKEN' },
       { id: 'vendor', archive: files.url('/vendor.tar.gz'), sha256: archiveSha, path: 'skills' },

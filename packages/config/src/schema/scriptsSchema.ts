@@ -30,8 +30,10 @@ const limitsSchema = z.strictObject({
 /** The `scripts` config section. */
 export const scriptsSchema = z
   .strictObject({
-    default_timeout: seconds().default(30).describe('Script timeout in seconds when the caller gives none.'),
-    max_timeout: seconds().default(300).describe('Largest timeout a caller may ask for, in seconds.'),
+    default_timeout_seconds: seconds()
+      .default(30)
+      .describe('Script timeout in seconds when the caller gives none.'),
+    max_timeout_seconds: seconds().default(300).describe('Largest timeout a caller may ask for, in seconds.'),
     max_output_bytes: count(1024)
       .default(1_048_576)
       .describe('Bytes kept of each of stdout and stderr (the tail).'),
@@ -124,11 +126,11 @@ export const scriptsSchema = z
         });
       }
     });
-    if (scripts.default_timeout > scripts.max_timeout) {
+    if (scripts.default_timeout_seconds > scripts.max_timeout_seconds) {
       ctx.addIssue({
         code: 'custom',
-        path: ['default_timeout'],
-        message: `must not exceed scripts.max_timeout (${scripts.max_timeout})`,
+        path: ['default_timeout_seconds'],
+        message: `must not exceed scripts.max_timeout_seconds (${scripts.max_timeout_seconds})`,
       });
     }
   });

@@ -6,7 +6,6 @@ import {
 } from '@skillgate/skills';
 import { z } from 'zod';
 import { count } from './fieldTypes.js';
-import { sourcesKeys } from './sourcesSchema.js';
 
 // The modes are defined once, by the skills library that builds their tool lists.
 const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager', 'search'] as const;
@@ -15,9 +14,10 @@ const MODERN_DISCLOSURES = ['catalog', 'universal', 'eager', 'search'] as const;
 export const skillsSchema = z.strictObject({
   roots: z
     .array(z.string().min(1))
-    .min(1)
-    .default(['./examples/skills'])
-    .describe('Skill root folders, in order; the first wins on a name clash. Relative to the config file.'),
+    .default([])
+    .describe(
+      'Skill root folders, in order; the first wins on a name clash. Relative to the config file. None by default: the bundled configs/skillgate.yaml names ../examples/skills.',
+    ),
   validation: z
     .enum(['lenient', 'strict'])
     .default('lenient')
@@ -82,5 +82,4 @@ export const skillsSchema = z.strictObject({
     .describe(
       'Start even if a skill root does not exist or is not a folder (/readyz names it); by default that fails start-up.',
     ),
-  ...sourcesKeys,
 });

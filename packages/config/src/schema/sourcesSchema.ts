@@ -79,12 +79,12 @@ const archiveSourceSchema = z.strictObject({
   skills,
 });
 
-/** One entry of `skills.sources`: a git repository or an archive. */
+/** One entry of `sources.list`: a git repository or an archive. */
 const sourceSchema = z.union([gitSourceSchema, archiveSourceSchema]);
 
-/** The keys of the `skills` section about fetched sources (docs/sources.md). */
-export const sourcesKeys = {
-  sources: z
+/** The `sources` config section: skills fetched from git or archives (docs/sources.md). */
+export const sourcesSchema = z.strictObject({
+  list: z
     .array(sourceSchema)
     .default([])
     .superRefine((list, ctx) => {
@@ -111,13 +111,13 @@ export const sourcesKeys = {
       'Content-addressed cache of fetched sources (default: $XDG_CACHE_HOME/skillgate or ~/.cache/skillgate).',
     ),
   fetch_timeout_seconds: seconds(3600).default(120).describe('Deadline of one source fetch.'),
-  max_source_bytes: count(1024)
+  max_bytes: count(1024)
     .max(2 ** 40)
     .default(268_435_456)
     .describe(
       'Most bytes one source may bring in: an archive and its unpacked files, or what git fetches and checks out.',
     ),
-  max_source_files: count(1).max(1_000_000).default(20_000).describe('Most files in one source.'),
+  max_files: count(1).max(1_000_000).default(20_000).describe('Most files in one source.'),
   follow: z
     .strictObject({
       interval_seconds: z
@@ -129,4 +129,4 @@ export const sourcesKeys = {
     })
     .default({ interval_seconds: 0 })
     .describe('Following branches of git sources (opt-in).'),
-};
+});

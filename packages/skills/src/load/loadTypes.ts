@@ -62,7 +62,7 @@ export interface SkillFile {
 
 /** Where a fetched skill came from (docs/sources.md): its source's id and the commit (or archive sha256). */
 export interface SkillOrigin {
-  /** The source's `id` in `skills.sources`. */
+  /** The source's `id` in `sources.list`. */
   readonly source: string;
   /** The pinned git commit, or `sha256:<hex>` of an archive. */
   readonly commit: string;

@@ -70,7 +70,7 @@ export async function downloadArchive(source: ArchiveSource, options: DownloadAr
   } catch (error) {
     if (error instanceof SourcesError) return fail('FETCH_FAILED', error.message);
     return signal.aborted
-      ? fail('TIMEOUT', 'the download ran past skills.fetch_timeout_seconds')
+      ? fail('TIMEOUT', 'the download ran past sources.fetch_timeout_seconds')
       : fail('FETCH_FAILED', `cannot download the archive (${describe(error)})`);
   }
   if (!response.ok || response.body === null) {
@@ -82,7 +82,7 @@ export async function downloadArchive(source: ArchiveSource, options: DownloadAr
     await response.body.cancel();
     return fail(
       'TOO_LARGE',
-      `the archive is ${declared} bytes, over the ${options.maxBytes}-byte cap (skills.max_source_bytes)`,
+      `the archive is ${declared} bytes, over the ${options.maxBytes}-byte cap (sources.max_bytes)`,
     );
   }
   const hash = createHash('sha256');
@@ -92,7 +92,7 @@ export async function downloadArchive(source: ArchiveSource, options: DownloadAr
     for await (const chunk of response.body) {
       bytes += chunk.length;
       if (bytes > options.maxBytes) {
-        fail('TOO_LARGE', `the archive is over the ${options.maxBytes}-byte cap (skills.max_source_bytes)`);
+        fail('TOO_LARGE', `the archive is over the ${options.maxBytes}-byte cap (sources.max_bytes)`);
       }
       hash.update(chunk);
       if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
@@ -100,7 +100,7 @@ export async function downloadArchive(source: ArchiveSource, options: DownloadAr
   } catch (error) {
     if (error instanceof SourcesError) throw error;
     return signal.aborted
-      ? fail('TIMEOUT', 'the download ran past skills.fetch_timeout_seconds')
+      ? fail('TIMEOUT', 'the download ran past sources.fetch_timeout_seconds')
       : fail('FETCH_FAILED', `the download broke off (${describe(error)})`);
   } finally {
     out.end();

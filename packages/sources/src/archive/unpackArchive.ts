@@ -51,18 +51,14 @@ function capCounter(source: string, limits: SourceLimits): (entry: ArchiveEntry)
     files += 1;
     bytes += entry.size;
     if (files > limits.maxFiles) {
-      throw new SourcesError('TOO_LARGE', `over ${limits.maxFiles} entries (skills.max_source_files)`, {
+      throw new SourcesError('TOO_LARGE', `over ${limits.maxFiles} entries (sources.max_files)`, {
         source,
       });
     }
     if (bytes > limits.maxBytes) {
-      throw new SourcesError(
-        'TOO_LARGE',
-        `over ${limits.maxBytes} bytes unpacked (skills.max_source_bytes)`,
-        {
-          source,
-        },
-      );
+      throw new SourcesError('TOO_LARGE', `over ${limits.maxBytes} bytes unpacked (sources.max_bytes)`, {
+        source,
+      });
     }
   };
 }
@@ -105,7 +101,7 @@ async function tarEntries(file: string, source: string, limits: SourceLimits): P
   for await (const chunk of inflate as AsyncIterable<Buffer>) {
     inflated += chunk.length;
     if (inflated > budget) {
-      failure ??= new SourcesError('TOO_LARGE', `inflates past ${budget} bytes (skills.max_source_bytes)`, {
+      failure ??= new SourcesError('TOO_LARGE', `inflates past ${budget} bytes (sources.max_bytes)`, {
         source,
       });
     }

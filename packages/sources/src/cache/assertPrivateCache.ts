@@ -37,7 +37,7 @@ export async function assertPrivateCache(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const real = await realpath(dir);
   const refuse = (reason: string): never => {
-    throw new SourcesError('CACHE_UNSAFE', `the source cache is not private: ${reason} (skills.cache_dir)`);
+    throw new SourcesError('CACHE_UNSAFE', `the source cache is not private: ${reason} (sources.cache_dir)`);
   };
   for (const name of ['', 'git', 'archive', 'tmp']) {
     const path = join(real, name);

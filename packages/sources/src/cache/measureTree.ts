@@ -20,12 +20,12 @@ export async function measureTree(
       else bytes += (await lstat(path)).size;
     }
     if (bytes > limits.maxBytes) {
-      throw new SourcesError('TOO_LARGE', `over the ${limits.maxBytes}-byte cap (skills.max_source_bytes)`, {
+      throw new SourcesError('TOO_LARGE', `over the ${limits.maxBytes}-byte cap (sources.max_bytes)`, {
         source,
       });
     }
     if (files > limits.maxFiles) {
-      throw new SourcesError('TOO_LARGE', `over the ${limits.maxFiles}-file cap (skills.max_source_files)`, {
+      throw new SourcesError('TOO_LARGE', `over the ${limits.maxFiles}-file cap (sources.max_files)`, {
         source,
       });
     }

@@ -65,7 +65,7 @@ export async function resolveRemoteRef(source: GitSource, context: GitContext): 
   return commit;
 }
 
-/** True when the source's ref is a branch of the remote (what `skills.follow` polls). */
+/** True when the source's ref is a branch of the remote (what `sources.follow` polls). */
 export async function isRemoteBranch(source: GitSource, context: GitContext): Promise<boolean> {
   if (isCommitId(source.ref)) return false;
   if (source.ref === undefined) return true;
@@ -158,7 +158,7 @@ async function checkTree(
   if (entries.length > limits.maxFiles) {
     throw new SourcesError(
       'TOO_LARGE',
-      `${entries.length} files at ${commit}, over the ${limits.maxFiles}-file cap (skills.max_source_files)`,
+      `${entries.length} files at ${commit}, over the ${limits.maxFiles}-file cap (sources.max_files)`,
       { source: source.id },
     );
   }

@@ -184,7 +184,7 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
     const settle = (code: number | null) => {
       if (timedOut) {
         reject(
-          new SourcesError('TIMEOUT', 'git ran past skills.fetch_timeout_seconds', {
+          new SourcesError('TIMEOUT', 'git ran past sources.fetch_timeout_seconds', {
             source: options.source,
           }),
         );
@@ -192,7 +192,7 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
         reject(
           new SourcesError(
             'TOO_LARGE',
-            `git ${args[0]} went over the ${cap.maxBytes}-byte cap (skills.max_source_bytes): stopped`,
+            `git ${args[0]} went over the ${cap.maxBytes}-byte cap (sources.max_bytes): stopped`,
             { source: options.source },
           ),
         );

@@ -30,7 +30,7 @@ export function createExposedTools(
   globs: readonly string[],
   bounds: ListingBounds = DEFAULT_LISTING_BOUNDS,
 ): (listed: readonly Tool[]) => ExposedListing {
-  const exposed = picomatch([...globs]);
+  const exposed = picomatch([...globs], { dot: true });
   return (listed) => {
     const tools: UpstreamTool[] = [];
     const dropped: DroppedTool[] = [];
