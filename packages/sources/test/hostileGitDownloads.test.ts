@@ -8,7 +8,7 @@ import { createTestRepo, type GitServer, skillMd, startGitServer, waitFor } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { materializeSources, type SourcesOptions } from '../src/index.js';
 
-// A git server that sends more than skills.max_source_bytes: what reaches the disk before the source is refused.
+// A git server that sends more than sources.max_bytes: what reaches the disk before the source is refused.
 const exec = promisify(execFile);
 const CAP = 1_000_000;
 // What the gateway allows git beyond the cap for its own metadata (index, pack indexes, trees).
