@@ -2,7 +2,8 @@
 // gateway in its own process (servers.ts `gateway-search`: 491 ETOM skills, search mode, two tokens, the
 // default rate limit). Rows: search_skills over HTTP p50 with the dev set's long queries next to load_skill,
 // the gateway's CPU per call of each, and another tenant's p99 while one token floods 1,000-character
-// queries from 12 connections, backing off by Retry-After as a client within the limit does.
+// queries from 12 connections, backing off by Retry-After as a client within the limit does; and (item 5)
+// 40 tokens with distinct allow-lists searching in turn: index builds, rate and RSS growth.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readRegistryQueries, writeRegistrySkills } from '@skillgate/testkit';
-import { type PhaseOptions, peakRss, percentile, startServer } from './support.js';
+import {
+  type BenchServer,
+  type PhaseOptions,
+  peakRss,
+  percentile,
+  serverMemory,
+  startServer,
+} from './support.js';
 
 const TOKEN_A = 'bench-search-tenant-a-0123456789';
 const TOKEN_B = 'bench-search-tenant-b-0123456789';
@@ -43,6 +51,44 @@ async function timed(url: string, n: number, call: (i: number) => Promise<unknow
   }
   const cpuMs = (await gatewayCpu(url)) - cpuBefore;
   return { times, cpuMsPerCall: cpuMs / 1000 / n };
+}
+
+const ALLOW_LISTS = 40;
+
+/** Searches from each allow-list token in turn for `seconds`: index builds it caused, rate, RSS growth. */
+async function allowListChurn(server: BenchServer, queries: readonly string[], seconds: number) {
+  const buildsOnSearch = async () => {
+    const text = await (await fetch(`${server.url}/__bench/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('skillgate_search_index_builds_total{trigger="search"}'));
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
+  const clients = await Promise.all(
+    Array.from({ length: ALLOW_LISTS }, (_, i) => clientOf(server.url, `bench-allow-list-${i}-0123456789`)),
+  );
+  const rssBefore = await peakRss(server.pid);
+  const heapBefore = await serverMemory(server.url);
+  const buildsBefore = await buildsOnSearch();
+  const started = performance.now();
+  let searches = 0;
+  while (performance.now() - started < seconds * 1000) {
+    const client = clients[searches % clients.length];
+    await client?.callTool({
+      name: 'search_skills',
+      arguments: { query: queries[searches % queries.length] ?? '' },
+    });
+    searches++;
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  const result = {
+    builds_on_search: (await buildsOnSearch()) - buildsBefore,
+    searches_per_second: searches / elapsed,
+    peak_rss_growth_bytes: (await peakRss(server.pid)) - rssBefore,
+    retained_growth_bytes: (await serverMemory(server.url)) - heapBefore,
+  };
+  for (const client of clients) await client.close();
+  return result;
 }
 
 /** Runs the phase and reports its rows; returns the numbers for latest.json. */
@@ -187,6 +233,24 @@ export async function searchFloodBench(options: PhaseOptions): Promise<Record<st
       peak_rss_growth_bytes: rssGrowth,
     };
     for (const client of [quiet, ...flooders]) await client.close();
+    await server.stop();
+
+    // Item 5: more allow-lists than a catalog once kept indexes for (16), searching in turn.
+    server = await startServer('gateway-search', work, 'search', 'auto', {
+      ...tokens,
+      BENCH_ALLOW_LISTS: String(ALLOW_LISTS),
+    });
+    out.allow_lists = await allowListChurn(server, queries, quick ? 4 : 8);
+    const churn = out.allow_lists as Awaited<ReturnType<typeof allowListChurn>>;
+    row(
+      'search',
+      `${ALLOW_LISTS} allow-lists searching in turn: index builds on search / searches per s / peak RSS growth / retained after GC (MiB)`,
+      `${churn.builds_on_search} / ${fmt(churn.searches_per_second, 0)} / ${fmt(churn.peak_rss_growth_bytes / 2 ** 20, 1)} / ${fmt(churn.retained_growth_bytes / 2 ** 20, 1)}`,
+      '',
+      '',
+      'no builds',
+      churn.builds_on_search === 0,
+    );
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });

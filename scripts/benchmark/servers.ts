@@ -3,6 +3,7 @@
 // Prints {"port": N} on stdout once listening. Each adds GET /__bench/mem (forces GC, returns memory); the
 // ceilings also GET /__bench/cpu (the process's CPU time so far, in microseconds: hotPaths.ts).
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type ServerResponse } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -91,8 +92,20 @@ if (kind === 'gateway') {
   await gateway.upstreamsSettled;
   ready(Number(new URL(address).port));
 } else if (kind === 'gateway-search') {
-  // Two tenants of one search catalog under the default rate limit (searchFloodPhase.ts): BENCH_TOKEN_A and
-  // BENCH_TOKEN_B, every skill each. BENCH_RATE_LIMIT=off: no rate limit (the rows timing calls back to back).
+  // Tenants of one search catalog under the default rate limit (searchFloodPhase.ts): BENCH_TOKEN_A and
+  // BENCH_TOKEN_B, every skill each. BENCH_RATE_LIMIT=off: no rate limit (the rows timing calls back to
+  // back). BENCH_ALLOW_LISTS=N: N more tokens `bench-allow-list-<i>-0123456789`, each with its own allow-list
+  // (the skills starting with a-c and one more). /metrics is served on its own port (GET /__bench/metrics).
+  const others = readdirSync(root).filter((name) => !/^[a-c]/.test(name));
+  const allowLists = Number(process.env.BENCH_ALLOW_LISTS ?? 0);
+  const tenants = Array.from({ length: allowLists }, (_, i) => {
+    process.env[`BENCH_ALLOW_LIST_${i}`] = `bench-allow-list-${i}-0123456789`;
+    return {
+      name: `allow-list-${i}`,
+      token_env: `BENCH_ALLOW_LIST_${i}`,
+      skills: ['[a-c]*', others[i] ?? ''],
+    };
+  });
   const config = parseConfig(
     {
       skills: { roots: [root], disclosure: 'search' },
@@ -101,8 +114,10 @@ if (kind === 'gateway') {
         tokens: [
           { name: 'tenant-a', token_env: 'BENCH_TOKEN_A', skills: ['*'] },
           { name: 'tenant-b', token_env: 'BENCH_TOKEN_B', skills: ['*'] },
+          ...tenants,
         ],
       },
+      observability: { metrics_port: 0 },
       logging: { level: 'silent' },
     },
     { baseDir: process.cwd() },
@@ -110,7 +125,10 @@ if (kind === 'gateway') {
   const gateway = await createGateway(config);
   gateway.app.get('/__bench/mem', async () => memory());
   gateway.app.get('/__bench/cpu', async () => cpu());
+  let metricsBase: string | undefined;
+  gateway.app.get('/__bench/metrics', async () => (await fetch(`${metricsBase}/metrics`)).text());
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  metricsBase = await gateway.listenMetrics();
   ready(Number(new URL(address).port));
 } else if (kind === 'gateway-oauth') {
   // A static token and an OAuth issuer (the benchmark's own JWKS server) side by side (oauth.ts).
