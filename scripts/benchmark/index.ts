@@ -12,6 +12,7 @@ import { credentialsBench } from './credentialsPhase.js';
 import { hotPaths } from './hotPaths.js';
 import { oauthBench } from './oauth.js';
 import { operatorPageBench } from './operatorPage.js';
+import { reloadStallBench } from './reloadStallPhase.js';
 import { replicas } from './replicas.js';
 import { sandboxRunsBench } from './sandboxRunsPhase.js';
 import { searchFloodBench } from './searchFloodPhase.js';
@@ -705,6 +706,7 @@ try {
   results.search_flood = await searchFloodBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.sources = await sourcesBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
   results.credentials = await credentialsBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
+  results.reload = await reloadStallBench({ row, fmt, note: (text) => notes.push(text), quick: QUICK });
 } finally {
   for (const root of [small, hundred, thousand, tenThousand, thousandByTen])
     if (root !== undefined) await rm(root, { recursive: true, force: true });

@@ -52,11 +52,18 @@ if (kind === 'gateway') {
     {
       ...(upstreams === undefined ? {} : { upstreams: JSON.parse(upstreams) as unknown }),
       ...(prefix === undefined ? {} : { state: { backend: 'redis', key_prefix: prefix } }),
-      skills: { roots: [root], disclosure, prompts: process.env.BENCH_PROMPTS === '1' },
+      skills: {
+        roots: [root],
+        disclosure,
+        prompts: process.env.BENCH_PROMPTS === '1',
+        // BENCH_WATCH=1: reload on changes under the root (reloadStallPhase.ts).
+        watch: process.env.BENCH_WATCH === '1',
+      },
       rate_limit: { requests_per_second: 0 },
       // 100 skills in catalog mode list 102 tools, 1,000 skills 1,002: past the default cap of 100 the gateway
       // would serve the search surface instead, and the rows measure full lists of get_info tools.
-      tools: { max_listed: 100_000 },
+      // BENCH_MAX_LISTED: another cap (reloadStallPhase.ts lists past it, in search mode).
+      tools: { max_listed: Number(process.env.BENCH_MAX_LISTED ?? 100_000) },
       // The load is raw HTTP that never re-lists after list_changed: a first get_info would wait out
       // relist_wait_ms for a tools/list that never comes (a second per session opened by the bench).
       sessions: { max_sessions: 200_000, max_per_principal: 200_000, relist_wait_ms: 0 },
@@ -75,6 +82,7 @@ if (kind === 'gateway') {
   const gateway = await createGateway(config, { directAnswers: process.env.BENCH_DIRECT !== '0' });
   gateway.app.get('/__bench/mem', async () => memory());
   gateway.app.get('/__bench/cpu', async () => cpu());
+  gateway.app.get('/__bench/catalog', async () => ({ skills: gateway.catalogs.current.skills.size }));
   // BENCH_PROFILE=1: a CPU profile of the gateway between two requests (profileHotPaths.ts).
   if (process.env.BENCH_PROFILE === '1') {
     const session = new Session();

@@ -133,6 +133,8 @@ export async function createGateway(config: SkillgateConfig, options: GatewayOpt
     serving,
     graceMs: settings.server.shutdownGraceMs,
   });
+  // A skill edited as soon as createGateway resolves is seen: every folder under the roots is watched by then.
+  await serving.following.watching;
 
   // The first attempts' outcomes reach the catalog through followCatalogChanges too; this reload only lets
   // a caller (a test, a supervisor) wait for them.

@@ -9,7 +9,7 @@ import { createModernEndpoint, type ModernEndpoint } from '../modern/modernEndpo
 import { upstreamReadiness } from '../upstreams/createGatewayUpstreamPool.js';
 import type { Access } from './composeAccess.js';
 import type { Handlers } from './composeHandlers.js';
-import { followCatalogChanges } from './followCatalogChanges.js';
+import { type CatalogFollower, followCatalogChanges } from './followCatalogChanges.js';
 import type { GatewaySettings } from './gatewaySettings.js';
 import type { LateBinding } from './lateBinding.js';
 import { operatorPageOptions } from './operatorPageOptions.js';
@@ -40,8 +40,8 @@ export interface Serving {
   /** The 2025-era sessions of this process. */
   readonly sessions: LiveSessions;
   readonly modern: ModernEndpoint;
-  /** Stops following skill roots and upstreams for catalog changes. */
-  readonly stopFollowing: () => void;
+  /** Follows skill roots and upstreams for catalog changes. */
+  readonly following: CatalogFollower;
   /** Whether a shutdown began: requests are then refused and /readyz says not ready. */
   isDraining(): boolean;
   /** Begins the shutdown's draining; true only for the first call. */
@@ -73,7 +73,7 @@ export function composeServing(options: ServingOptions): Serving {
     }),
   );
   const modern = createModernEndpoint({ servers, disclosure, log, settings: settings.modern });
-  const stopFollowing = followCatalogChanges({
+  const following = followCatalogChanges({
     catalogs,
     upstreams,
     watch: settings.watch,
@@ -156,7 +156,7 @@ export function composeServing(options: ServingOptions): Serving {
     metricsApp,
     sessions: live,
     modern,
-    stopFollowing,
+    following,
     isDraining: () => draining,
     startDraining() {
       if (draining) return false;

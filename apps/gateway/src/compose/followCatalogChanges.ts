@@ -24,11 +24,19 @@ export interface FollowCatalogChangesOptions {
   readonly log: FastifyBaseLogger;
 }
 
+/** A running followCatalogChanges. */
+export interface CatalogFollower {
+  /** Settles once the skill roots are watched (at once without `skills.watch`). */
+  readonly watching: Promise<void>;
+  /** Stops following skill roots and upstreams. */
+  stop(): Promise<void>;
+}
+
 /**
  * Rebuilds the catalog when a skill root changes on disk or an upstream's tools or state change, and tells
- * sessions and listen streams of each new catalog (docs/disclosure.md). Returns a function that stops it.
+ * sessions and listen streams of each new catalog (docs/disclosure.md).
  */
-export function followCatalogChanges(options: FollowCatalogChangesOptions): () => void {
+export function followCatalogChanges(options: FollowCatalogChangesOptions): CatalogFollower {
   const { catalogs, metrics, log } = options;
   catalogs.onChange((previous, next) => {
     metrics.inc('skillgate_catalog_reloads_total', { outcome: 'ok' });
@@ -67,19 +75,22 @@ export function followCatalogChanges(options: FollowCatalogChangesOptions): () =
     }, wait);
   });
   const { watch } = options;
-  const stopWatching =
+  const watcher =
     watch === undefined
-      ? () => {}
+      ? undefined
       : watchSkillRoots({
           roots: watch.roots,
           debounceMs: watch.debounceMs,
           onChange: () => reload('catalog reload failed; keeping the previous catalog', true),
           onError: (error) => log.warn({ err: error }, 'skill watcher error'),
         });
-  return () => {
-    stopWatching();
-    stopFollowingUpstreams();
-    clearTimeout(rebuildTimer);
+  return {
+    watching: watcher?.ready ?? Promise.resolve(),
+    async stop() {
+      stopFollowingUpstreams();
+      clearTimeout(rebuildTimer);
+      await watcher?.stop();
+    },
   };
 }
 

@@ -26,7 +26,7 @@ export function gatewayShutdown(options: GatewayShutdownOptions): readonly Shutd
   const { infrastructure, handlers, serving } = options;
   const { inFlight } = handlers;
   return [
-    { name: 'stop following catalog changes', run: async () => serving.stopFollowing() },
+    { name: 'stop following catalog changes', run: () => serving.following.stop() },
     { name: 'stop following sources', run: async () => infrastructure.sources.stop() },
     {
       // In-flight tool calls get the grace period; after it, their scripts are killed, which ends the calls.
