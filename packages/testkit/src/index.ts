@@ -3,7 +3,6 @@ export { type AuthorizationServer, startAuthorizationServer } from './authorizat
 export {
   createTestRepo,
   type FileServer,
-  type FileServerOptions,
   type GitServer,
   startFileServer,
   startGitServer,
