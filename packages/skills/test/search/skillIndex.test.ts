@@ -38,6 +38,17 @@ describe('search ranking with common query terms', () => {
     expect(page?.results).toHaveLength(20);
   });
 
+  it('a word no skill holds beside common words ranks as the common words alone (a typo loses nothing)', () => {
+    const pruned = buildSkillIndex(SKILLS, { maxTermShare: 0.5 });
+    const withTypo = pruned.search({ query: 'data zzqxv', limit: 20 });
+    expect(withTypo?.results).toHaveLength(20);
+    expect(names(withTypo)).toEqual(names(pruned.search({ query: 'data', limit: 20 })));
+    // Beside a rare word, it changes nothing either.
+    expect(names(pruned.search({ query: 'read invoice data zzqxv', limit: 3 }))).toEqual(
+      names(pruned.search({ query: 'read invoice data', limit: 3 })),
+    );
+  });
+
   it('breaks ties by name across pages, though only the head of the ranking is sorted', () => {
     const index = buildSkillIndex(SKILLS);
     const first = index.search({ query: 'stores', limit: 5 });
