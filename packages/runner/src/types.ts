@@ -133,7 +133,7 @@ export interface RunRequest {
   readonly onProgress?: (progress: RunProgress) => void;
 }
 
-/** The structured result of a finished run (README, "Writing a skill"), also sent as structuredContent. */
+/** The structured result of a finished run (docs/skills.md), also sent as structuredContent. */
 export interface RunResult extends ScriptOutput {
   readonly exit_code: number | null;
   readonly signal: string | null;

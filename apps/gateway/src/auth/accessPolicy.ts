@@ -96,7 +96,7 @@ export function viewKeyOf(principal: Principal): string {
 }
 const viewKeys = new WeakMap<readonly string[], string>();
 
-/** Builds the access policy from the resolved tokens (README, "Deploying for several agents"). */
+/** Builds the access policy from the resolved tokens (docs/deploy.md, "Several agents on one gateway"). */
 export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const anonymous = anonymousPrincipal(options.anonymousSkills);
   const tokensRequired = options.tokens.length > 0 && !options.allowAnonymous;

@@ -9,7 +9,7 @@ export interface Audience {
   readonly era: Era;
   readonly disclosure: Disclosure;
   readonly principal: Principal;
-  /** Where unlocks and jobs are kept: the session id, or `principal:<name>`. */
+  /** Where unlocks and jobs are kept: the session id, or `principal:<id>`. */
   readonly scopeKey: string;
   /** The legacy session id, for logs (none on 2026-07-28 requests). */
   readonly sessionId?: string;

@@ -39,7 +39,7 @@ function describe(kind: FileKind, file: SkillFile, skill: string): string {
 }
 
 /**
- * Names and defines every tool of one skill, in the order that decides clashes (README, "Writing a skill": tool names): get_info,
+ * Names and defines every tool of one skill, in the order that decides clashes (docs/skills.md, "Tool names"): get_info,
  * then per file (in path order) run, run_async, read, then the upstream tools it binds.
  */
 export function buildCatalogSkill(skill: Skill, sname: string, context: CatalogSkillContext): CatalogSkill {

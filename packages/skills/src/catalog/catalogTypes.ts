@@ -110,7 +110,7 @@ export interface ToolView {
 
 /** Options of createCatalog. */
 export interface CatalogOptions {
-  /** Longest tool name allowed (README, "Writing a skill": tool names). */
+  /** Longest tool name allowed (docs/skills.md, "Tool names"). */
   readonly maxNameLength: number;
   /** When true, scripts also get run_async tools and the shared async tools exist. */
   readonly asyncEnabled: boolean;

@@ -25,7 +25,7 @@ interface LoadedSkill {
 }
 
 /**
- * Discovers and parses the skills of every root (README, "Writing a skill"). Never throws on bad skills or roots: every
+ * Discovers and parses the skills of every root (docs/skills.md). Never throws on bad skills or roots: every
  * problem is reported, and on a name clash the first root (then the first path) wins.
  */
 export async function loadSkills(options: LoadSkillsOptions): Promise<LoadResult> {

@@ -43,7 +43,7 @@ const charCount = (text: string): number => [...text].length;
 const firstLine = (error: unknown): string =>
   ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').replace(/:$/, '');
 
-/** Parses and validates the text of one SKILL.md (README, "Writing a skill"); never throws. */
+/** Parses and validates the text of one SKILL.md (docs/skills.md); never throws. */
 export function parseSkillMd(text: string, options: ParseSkillMdOptions): ParseSkillMdResult {
   const drafts: Draft[] = [];
   // Strict mode turns every finding into an error; lenient mode keeps what can still be served.

@@ -52,7 +52,7 @@ const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
 /**
- * Lists the resources of the skill in `skillDir` (README, "Writing a skill"): every regular file except the top SKILL.md,
+ * Lists the resources of the skill in `skillDir` (docs/skills.md): every regular file except the top SKILL.md,
  * each opened once through the bounded reader (docs/decisions.md, "Bounded file access") to learn its size,
  * digest and whether it is text. FIFOs, sockets and devices are skipped, even when they replace a file
  * between listing and opening.

@@ -1,4 +1,4 @@
-/** Lowercases and sanitizes `raw` for use in a tool name (README, "Writing a skill": tool names); the result may be empty. */
+/** Lowercases and sanitizes `raw` for use in a tool name (docs/skills.md, "Tool names"); the result may be empty. */
 export function namePart(raw: string): string {
   return raw
     .toLowerCase()
