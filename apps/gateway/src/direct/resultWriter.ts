@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestId } from '@modelcontextprotocol/server';
+import { GatewayError } from '../errors/gatewayError.js';
 import { errorObjectOf } from './sdkWireAnswers.js';
 
 // What both eras' direct paths write, in one place: the JSON-RPC response in the SDK's key order (its
@@ -13,6 +14,32 @@ export const resultJson = (id: RequestId, result: string): string =>
 /** The response carrying a thrown error, as the SDK writes it. */
 export const errorJson = (id: RequestId, error: unknown): string =>
   JSON.stringify({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
+
+/**
+ * The answer of a request whose own answer cannot be serialized (a value circular or nested past the stack,
+ * e.g. a SKILL.md frontmatter whose YAML alias names itself): an INTERNAL error, so the POST is still
+ * answered. Before, the throw ended in the transport's error handler and the client waited forever.
+ */
+export function unwritableAnswerJson(id: RequestId, error: unknown): string {
+  const why = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  const refusal = new GatewayError('INTERNAL', `Internal error: the answer could not be written (${why})`, {
+    cause: error,
+  });
+  return JSON.stringify(refusal.toJsonRpc(id));
+}
+
+/**
+ * A message as JSON; a response (`responseId` given) that cannot be serialized becomes the INTERNAL error
+ * unwritableAnswerJson writes, so its request is still answered. A notification that cannot be throws.
+ */
+export function messageJson(message: unknown, responseId: RequestId | undefined): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    if (responseId === undefined) throw error;
+    return unwritableAnswerJson(responseId, error);
+  }
+}
 
 /** Below this many characters a kept result stays text: joining a short text costs less than a write in pieces. */
 const KEEP_AS_BYTES_FROM = 8192;

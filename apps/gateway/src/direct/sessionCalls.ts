@@ -1,7 +1,23 @@
 import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/server';
 import { LazyAbort, LazyCallContext } from '../tools/lazyAbort.js';
-import { errorJson, type JsonAnswer, keptResultAnswer, resultJson } from './resultWriter.js';
+import {
+  errorJson,
+  type JsonAnswer,
+  keptResultAnswer,
+  resultJson,
+  unwritableAnswerJson,
+} from './resultWriter.js';
 import { RenderedResult, SDK_PATH, type SessionAnswers } from './sessionAnswers.js';
+
+/** A direct call's response: its result, or an INTERNAL error when the result cannot be serialized. */
+function answerOf(id: RequestId, result: Record<string, unknown> | RenderedResult): JsonAnswer {
+  if (result instanceof RenderedResult) return keptResultAnswer(id, result.kept);
+  try {
+    return resultJson(id, JSON.stringify(result));
+  } catch (error) {
+    return unwritableAnswerJson(id, error);
+  }
+}
 
 /** Where a direct call's answer goes: the session's transport. */
 export interface SessionCallSink {
@@ -63,13 +79,7 @@ export class SessionCalls {
       // Written as the Server would write them, without the transport's general send (a response to a
       // request of this exchange needs none of its routing).
       else if ('error' in outcome) this.sink.sendResponse(id, errorJson(id, outcome.error));
-      else
-        this.sink.sendResponse(
-          id,
-          outcome.result instanceof RenderedResult
-            ? keptResultAnswer(id, outcome.result.kept)
-            : resultJson(id, JSON.stringify(outcome.result)),
-        );
+      else this.sink.sendResponse(id, answerOf(id, outcome.result));
     } catch (error) {
       this.sink.onError(error instanceof Error ? error : new Error(String(error)));
     }

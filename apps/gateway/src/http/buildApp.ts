@@ -14,7 +14,7 @@ import { withCallerToken } from '../auth/callerToken.js';
 import { chargeRateLimit, type RequestGuardOptions, registerGuardedRoutes } from '../auth/requestGuard.js';
 import { type ConnectRoutesOptions, registerConnectRoutes } from '../connect/connectRoutes.js';
 import type { CatalogSource } from '../core/catalogSource.js';
-import { writeJsonAnswer } from '../direct/resultWriter.js';
+import { type JsonAnswer, unwritableAnswerJson, writeJsonAnswer } from '../direct/resultWriter.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
 import type { LiveSessions } from '../legacy/liveSessions.js';
@@ -245,7 +245,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
         raw.once('close', () => {
           if (!raw.writableFinished) abort.abort();
         });
-      const answer = await options.modern.answer(principal, route.request, abort);
+      let answer: JsonAnswer | undefined;
+      try {
+        answer = await options.modern.answer(principal, route.request, abort);
+      } catch (error) {
+        // A result that cannot be rendered (a value circular or too deep) still gets an answer: the reply is
+        // hijacked, so nothing else would write one.
+        answer = unwritableAnswerJson(route.request.id, error);
+      }
       (answer === undefined ? sdkRequests : directRequests)();
       if (answer === undefined) await options.modern.handle(request.raw, reply.raw, body, principal);
       else writeJsonAnswer(reply.raw, answer);

@@ -6,7 +6,13 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { answerByteLength, answerText, type JsonAnswer, writeJsonAnswer } from '../direct/resultWriter.js';
+import {
+  answerByteLength,
+  answerText,
+  type JsonAnswer,
+  messageJson,
+  writeJsonAnswer,
+} from '../direct/resultWriter.js';
 import type { SessionAnswers } from '../direct/sessionAnswers.js';
 import { SessionCalls } from '../direct/sessionCalls.js';
 import { GatewayError, type GatewayErrorCode } from '../errors/gatewayError.js';
@@ -194,7 +200,7 @@ export class NativeHttpTransport implements SessionTransport {
     const relatedId = response ? message.id : options?.relatedRequestId;
     const exchange = relatedId === undefined ? undefined : this.exchanges.get(relatedId);
     // Serialized once: the size bound, SSE and plain JSON all use this string.
-    const json = JSON.stringify(message);
+    const json = messageJson(message, response ? message.id : undefined);
     const bounded = boundedResponse(
       json,
       response ? message.id : undefined,

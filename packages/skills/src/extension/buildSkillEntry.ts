@@ -27,6 +27,20 @@ const isStringMap = (value: unknown): boolean =>
   !Array.isArray(value) &&
   Object.values(value).every((item) => typeof item === 'string');
 
+/**
+ * Whether a value can be written as JSON: a YAML alias naming a node that holds it (`x: &a { self: *a }`) parses
+ * to a circular value, and published verbatim it made every skills/list and skills/get throw while being
+ * written (the 2025-era POST was never answered, and the 2026-07-28 one hung in the SDK's path).
+ */
+function isJsonTree(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Why a frontmatter cannot be published verbatim under the skill's URI, or undefined when it can. */
 function frontmatterIssue(skill: Skill): string | undefined {
   const { name, description, compatibility, metadata } = skill.frontmatter;
@@ -45,6 +59,8 @@ function frontmatterIssue(skill: Skill): string | undefined {
   }
   if (metadata !== undefined && !isStringMap(metadata))
     return 'frontmatter metadata must map strings to strings';
+  if (!isJsonTree(skill.frontmatter))
+    return 'frontmatter is not a tree: a YAML alias names a node that holds it';
   return undefined;
 }
 
