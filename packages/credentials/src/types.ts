@@ -85,7 +85,9 @@ export type CallbackResult =
   /** The connect-page sign-in matched the flow's principal: send the browser to `redirect` (the provider). */
   | { readonly kind: 'login'; readonly flow: string; readonly redirect: string }
   /** The provider's tokens are stored. */
-  | { readonly kind: 'connected'; readonly principal: string; readonly provider: string };
+  | { readonly kind: 'connected'; readonly principal: string; readonly provider: string }
+  /** A sign-in-only flow (/connections) ended: the browser signed in as `principal`. */
+  | { readonly kind: 'signed-in'; readonly principal: string };
 
 /** One of a principal's connections, without its value. */
 export interface ConnectionState {
@@ -116,6 +118,11 @@ export interface Credentials {
   flow(id: string): Promise<FlowView | undefined>;
   /** The sign-in at auth.oauth.issuer that binds the browser to an OAuth principal (`credentials.connect.login`). */
   loginUrl(flowId: string): Promise<string>;
+  /**
+   * A sign-in at auth.oauth.issuer for a browser that is not connecting anything (/connections): its flow id
+   * (the page binds the browser to it, so only that browser's callback counts) and the issuer's URL.
+   */
+  startSignIn(): Promise<{ readonly id: string; readonly url: string }>;
   /** The provider's authorization URL, once the page knows the browser is `principal` (else FLOW_FORBIDDEN). */
   authorizationUrl(flowId: string, principal: string): Promise<string>;
   /**
@@ -129,7 +136,11 @@ export interface Credentials {
    */
   callbackOf(
     callbackUrl: string,
-  ): Promise<{ readonly kind: 'login' | 'authorization'; readonly flow: FlowView } | undefined>;
+  ): Promise<
+    | { readonly kind: 'login' | 'authorization'; readonly flow: FlowView }
+    | { readonly kind: 'sign-in'; readonly flowId: string }
+    | undefined
+  >;
   /** Completes a callback at /connect/callback (the full URL, query included). */
   completeCallback(callbackUrl: string): Promise<CallbackResult>;
   /** Stores a secret provider's value typed on the page by `principal`; uses the flow up. */

@@ -27,6 +27,7 @@ export interface ConnectRoutesOptions {
     Credentials,
     | 'flow'
     | 'loginUrl'
+    | 'startSignIn'
     | 'authorizationUrl'
     | 'authorizationOrigin'
     | 'callbackOf'
@@ -66,6 +67,10 @@ const BINDING_MS = 10 * 60_000;
 const BINDING_SUBJECT = '\u0000browser';
 // The binding of /connections is to the principal alone, not to a flow.
 const NO_FLOW = '';
+// A browser that started a sign-in for /connections is bound to that sign-in's flow as this (no principal
+// has that name): only its own callback completes the sign-in, so a callback link sent by someone else
+// cannot sign a person's browser in as the sender (login CSRF).
+const SIGNING_IN = '\u0000signing-in';
 
 const sendPage = (
   reply: FastifyReply,
@@ -254,6 +259,18 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
       const url = new URL(request.url, `${request.protocol}://${request.host}`).href;
       const callback = await credentials.callbackOf(url);
       if (callback === undefined) throw expired();
+      if (callback.kind === 'sign-in') {
+        if (boundOwner(request, callback.flowId) !== SIGNING_IN) {
+          throw new GatewayError(
+            'CONNECT_REFUSED',
+            'This browser did not start this sign-in. Open /connections in this browser and sign in from there.',
+          );
+        }
+        const outcome = await credentials.completeCallback(url);
+        if (outcome.kind !== 'signed-in') throw expired();
+        bind(reply, outcome.principal, NO_FLOW);
+        return reply.headers(PAGE_HEADERS).redirect('/connections', 303);
+      }
       // A provider's code is redeemed only in the browser that proved to be the flow's principal.
       if (
         callback.kind === 'authorization' &&
@@ -270,10 +287,17 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
         bind(reply, callback.flow.principal, callback.flow.id);
         return reply.headers(PAGE_HEADERS).redirect(outcome.redirect, 303);
       }
+      if (outcome.kind !== 'connected') throw expired();
       request.log.info({ audit: 'connect', provider: outcome.provider }, 'account connected');
       return sendPage(reply, connectedPage(labelOf(callback.flow)));
     });
 
+    scope.get('/connections/sign-in', async (_request, reply) => {
+      if (!options.signIn) throw expired();
+      const { id, url } = await credentials.startSignIn();
+      bind(reply, SIGNING_IN, id);
+      return reply.headers(PAGE_HEADERS).redirect(url, 303);
+    });
     scope.get('/connections', async (request, reply) => {
       const api = await apiOwner(request);
       if (api !== undefined) {
@@ -288,7 +312,11 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
       }
       const owner = boundOwner(request, NO_FLOW);
       if (owner === undefined) {
-        return sendPage(reply, bindingPage('Your connected accounts', choices(undefined, '/connections')));
+        const signIn = options.signIn ? { signInUrl: '/connections/sign-in' } : {};
+        return sendPage(
+          reply,
+          bindingPage('Your connected accounts', { ...signIn, tokenAction: '/connections' }),
+        );
       }
       return sendPage(reply, connectionsPage(await credentials.connections(owner)));
     });

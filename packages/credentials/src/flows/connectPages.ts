@@ -5,7 +5,7 @@ import { authorizationUrlOf, mapOAuthError, redeemCallback } from '../oauth/toke
 import type { OAuthProviderSettings, ProviderSettings } from '../settings.js';
 import type { Vault } from '../store/vault.js';
 import type { Credentials, CredentialsEvent } from '../types.js';
-import { type ConnectFlow, type ConnectFlows, freshLogin } from './connectFlows.js';
+import { type ConnectFlow, type ConnectFlows, freshLogin, SIGN_IN_ONLY } from './connectFlows.js';
 
 /** Largest secret a person may store (a header value must stay well within any server's header limits). */
 const MAX_SECRET_BYTES = 8192;
@@ -16,6 +16,7 @@ export type ConnectPages = Pick<
   | 'startFlow'
   | 'flow'
   | 'loginUrl'
+  | 'startSignIn'
   | 'authorizationUrl'
   | 'authorizationOrigin'
   | 'callbackOf'
@@ -131,6 +132,39 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     return { kind: 'login', flow: flow.id, redirect: await providerRedirect(flow) } as const;
   };
 
+  const loginUrlOf = async (flowId: string): Promise<string> => {
+    const flow = await flowOrThrow(flowId);
+    if (flow.login === undefined) throw new CredentialsError('FLOW_INVALID', 'this flow has no sign-in');
+    const url = await authorizationUrlOf(await configurations.login(), {
+      redirectUri: callbackUrl(),
+      state: `${flow.id}.${flow.login.state}`,
+      verifier: flow.login.verifier,
+      nonce: flow.login.nonce,
+      scopes: ['openid'],
+    });
+    return url.href;
+  };
+
+  // A sign-in-only flow (/connections) is used up before its code is redeemed: its callback never works twice.
+  const completeSignIn = async (flow: ConnectFlow, url: URL, state: string) => {
+    const taken = await flows.take(flow);
+    if (taken?.login === undefined) throw unknownFlow();
+    let claims: Record<string, unknown> | undefined;
+    try {
+      const config = await configurations.login();
+      claims = (
+        await redeemCallback(config, url, { state, verifier: taken.login.verifier, nonce: taken.login.nonce })
+      ).claims();
+    } catch (error) {
+      throw mapOAuthError(error, 'CALLBACK_REFUSED', 'sign-in', 'auth.oauth.issuer');
+    }
+    const principal = claims === undefined ? undefined : options.loginPrincipal?.(claims);
+    if (principal === undefined) {
+      throw new CredentialsError('FLOW_FORBIDDEN', 'the sign-in named no person this gateway serves');
+    }
+    return { kind: 'signed-in', principal } as const;
+  };
+
   const completeProvider = async (flow: ConnectFlow, url: URL, state: string) => {
     const provider = oauthProvider(flow.provider);
     const taken = await flows.take(flow);
@@ -197,23 +231,21 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
           : secret === flow.state
             ? ('authorization' as const)
             : undefined;
+      if (kind === 'login' && flow.provider === SIGN_IN_ONLY) return { kind: 'sign-in', flowId: flow.id };
       const view = kind === undefined ? undefined : await flowView(flow.id);
       return kind === undefined || view === undefined ? undefined : { kind, flow: view };
     },
 
     flow: flowView,
 
-    async loginUrl(flowId) {
-      const flow = await flowOrThrow(flowId);
-      if (flow.login === undefined) throw new CredentialsError('FLOW_INVALID', 'this flow has no sign-in');
-      const url = await authorizationUrlOf(await configurations.login(), {
-        redirectUri: callbackUrl(),
-        state: `${flow.id}.${flow.login.state}`,
-        verifier: flow.login.verifier,
-        nonce: flow.login.nonce,
-        scopes: ['openid'],
-      });
-      return url.href;
+    loginUrl: loginUrlOf,
+
+    async startSignIn() {
+      if (options.loginPrincipal === undefined) {
+        throw new CredentialsError('FLOW_INVALID', 'credentials.connect.login is not set');
+      }
+      const flow = await flows.startSignIn();
+      return { id: flow.id, url: await loginUrlOf(flow.id) };
     },
 
     async authorizationUrl(flowId, principal) {
@@ -231,8 +263,11 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
       const flow = dot > 0 ? await flows.peek(state.slice(0, dot)) : undefined;
       const secret = state.slice(dot + 1);
       if (flow === undefined) throw unknownFlow();
-      if (flow.login !== undefined && secret === flow.login.state)
-        return completeLogin(flow, flow.login, url, state);
+      if (flow.login !== undefined && secret === flow.login.state) {
+        return flow.provider === SIGN_IN_ONLY
+          ? completeSignIn(flow, url, state)
+          : completeLogin(flow, flow.login, url, state);
+      }
       if (secret !== flow.state) throw unknownFlow();
       return completeProvider(flow, url, state);
     },

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type AuthorizationServer,
+  freePort,
+  type HttpTestUpstream,
+  startAuthorizationServer,
+  startHttpUpstream,
+} from '@skillgate/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectBrowser } from '../helpers/connectBrowser.js';
+import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
+
+// DESIGN §21: /connections in a browser binds by the connect page's binding: a static-token principal types
+// its token, and an OAuth principal signs in at auth.oauth.issuer (credentials.connect.login). Before, the page
+// offered OAuth principals nothing (only the token form), so they could see and undo their connections only
+// through the API or the CLI. The sign-in is bound to the browser that started it: a callback someone else
+// got for their own sign-in signs no other browser in as them (login CSRF).
+
+const LOGIN = { id: 'skillgate-login', secret: 'skillgate-login-secret-0123' };
+const ACME = { id: 'skillgate', secret: 'skillgate-client-secret-0123' };
+const TOOL = 'skill_acme_call_whoami';
+
+let identity: AuthorizationServer;
+let provider: AuthorizationServer;
+let upstream: HttpTestUpstream;
+let gw: TestGateway;
+let publicUrl: string;
+
+const tokenFor = async (sub: string): Promise<string> => {
+  const now = Math.floor(Date.now() / 1000);
+  return identity.sign({
+    iss: identity.issuer,
+    aud: `${publicUrl}/mcp`,
+    sub,
+    scope: 'mcp',
+    iat: now,
+    exp: now + 600,
+  });
+};
+
+const withHint = (url: string, hint: string): string => {
+  const u = new URL(url);
+  u.searchParams.set('login_hint', hint);
+  return u.href;
+};
+
+/** Starts the /connections sign-in in `browser` and returns the issuer's callback URL for `subject`. */
+async function signInCallback(browser: ConnectBrowser, subject: string): Promise<string> {
+  const start = await browser.get('/connections/sign-in');
+  expect(start.status).toBe(303);
+  return identity.authorize(withHint(start.location ?? '', subject));
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  publicUrl = `http://127.0.0.1:${port}`;
+  const callback = [`${publicUrl}/connect/callback`];
+  [identity, provider] = await Promise.all([
+    startAuthorizationServer({ clients: [{ ...LOGIN, redirectUris: callback }], scopes: ['mcp'] }),
+    startAuthorizationServer({ clients: [{ ...ACME, redirectUris: callback }], scopes: ['repo'] }),
+  ]);
+  upstream = await startHttpUpstream(['--require-audience', provider.issuer]);
+  gw = await startTestGateway(
+    {
+      server: { public_url: publicUrl },
+      auth: { oauth: { issuer: identity.issuer, grants: [{ scope: 'mcp', skills: ['*'] }] } },
+      skills: { disclosure: 'eager', modern_disclosure: 'eager' },
+      credentials: {
+        keys: [{ id: 'k1', env: 'SG_KEY' }],
+        file: `${process.env.TMPDIR ?? '/tmp'}/skillgate-signin-${randomBytes(6).toString('hex')}.json`,
+        connect: { login: { client_id_env: 'LOGIN_ID', client_secret_env: 'LOGIN_SECRET' } },
+        providers: [
+          {
+            id: 'acme',
+            oauth: {
+              issuer: provider.issuer,
+              client_id_env: 'ACME_ID',
+              client_secret_env: 'ACME_SECRET',
+              scopes: ['repo'],
+              resource: upstream.url,
+            },
+          },
+        ],
+      },
+      upstreams: [{ id: 'acme', url: upstream.url, auth: { provider: 'acme' } }],
+    },
+    {
+      ...process.env,
+      SG_KEY: randomBytes(32).toString('base64'),
+      LOGIN_ID: LOGIN.id,
+      LOGIN_SECRET: LOGIN.secret,
+      ACME_ID: ACME.id,
+      ACME_SECRET: ACME.secret,
+    },
+    undefined,
+    { port },
+  );
+  // alice connects acme through a connect link, as an agent's person would.
+  const client = await connectClient(gw.url, { token: await tokenFor('alice') });
+  try {
+    const need = (await client.client.callTool({ name: TOOL, arguments: {} })) as {
+      structuredContent?: { url?: string };
+    };
+    const pages = await new ConnectBrowser(publicUrl).connectWithSignIn(
+      String(need.structuredContent?.url),
+      { server: identity, subject: 'alice' },
+      { server: provider, subject: 'alice-at-acme' },
+    );
+    expect(pages.at(-1)?.text).toContain('Connected: acme');
+  } finally {
+    await client.close();
+  }
+}, 30_000);
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([upstream?.stop(), identity?.close(), provider?.close()]);
+});
+
+describe('/connections in a browser, for an OAuth principal', () => {
+  it('offers the sign-in, and after it lists and disconnects the person’s own connections', async () => {
+    const browser = new ConnectBrowser(publicUrl);
+    const first = await browser.get('/connections');
+    expect(first.text).toContain('href="/connections/sign-in"');
+
+    const back = await browser.get(await signInCallback(browser, 'alice'));
+    expect([back.status, back.location]).toEqual([303, '/connections']);
+    const listed = await browser.get('/connections');
+    expect(listed.text).toContain('<td>acme</td><td>connected</td>');
+
+    // Another person's sign-in shows theirs: bob has none.
+    const bobs = new ConnectBrowser(publicUrl);
+    await bobs.get(await signInCallback(bobs, 'bob'));
+    expect((await bobs.get('/connections')).text).not.toContain('<td>acme</td>');
+
+    const removed = await browser.post('/connections/acme/delete', {});
+    expect(removed.status).toBe(303);
+    expect((await browser.get('/connections')).text).not.toContain('<td>acme</td>');
+    const api = await fetch(`${publicUrl}/connections`, {
+      headers: { authorization: `Bearer ${await tokenFor('alice')}` },
+    });
+    expect(((await api.json()) as { connections: unknown[] }).connections).toEqual([]);
+  });
+
+  it('signs no other browser in: a callback of someone else’s sign-in is refused there, and used once', async () => {
+    const mallory = new ConnectBrowser(publicUrl);
+    const callback = await signInCallback(mallory, 'mallory');
+    // The victim's browser opens mallory's callback link: refused, and it is not signed in as mallory.
+    const victim = new ConnectBrowser(publicUrl);
+    const refused = await victim.get(callback);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('did not start this sign-in');
+    expect((await victim.get('/connections')).text).toContain('href="/connections/sign-in"');
+    // In the browser that started it, it works once; again, it is an expired link.
+    expect((await mallory.get(callback)).status).toBe(303);
+    const again = await mallory.get(callback);
+    expect(again.status).toBe(404);
+    expect(again.text).toContain('unknown, expired or already used');
+  });
+});
