@@ -117,7 +117,6 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
       ? {}
       : { connectionHeaders: (upstream: string) => credentials.discoveryHeaders(upstream) }),
   });
-  const upstreamsStarted = upstreams.start();
   const catalogs = await createCatalogSource(settings.catalog, {
     upstreams: () => upstreams.snapshots(),
     onBuilding: (skills) => log.info({ skills }, 'catalog reload: skills read, building the catalog'),
@@ -157,6 +156,10 @@ export async function startInfrastructure(options: InfrastructureOptions): Promi
       onEnd: (end) => countJobEnd(metrics, end),
     }),
   );
+  // Started once the metrics are bound: an upstream with `auth` fetches its listing credential at once, and
+  // that event is counted (started before the catalog, a token fetched while it was built found no metrics:
+  // "the metrics is read before it is bound", the upstream down for a retry).
+  const upstreamsStarted = upstreams.start();
   return {
     tracing,
     state,
