@@ -24,7 +24,8 @@ let reports: HttpTestUpstream;
 let search: HttpTestUpstream;
 let gw: TestGateway;
 
-const client = (c: AuthorizationClient, prefix: string) => ({
+/** A client's config keys, its id and secret in `<prefix>_ID` / `<prefix>_SECRET` (set below). */
+const client = (prefix: string) => ({
   token_endpoint: server.tokenEndpoint,
   client_id_env: `${prefix}_ID`,
   client_secret_env: `${prefix}_SECRET`,
@@ -46,13 +47,13 @@ beforeAll(async () => {
       },
       skills: { disclosure: 'eager', modern_disclosure: 'eager' },
       upstreams: [
-        { id: 'reports', url: reports.url, auth: { client_credentials: client(REPORTS, 'R') } },
+        { id: 'reports', url: reports.url, auth: { client_credentials: client('R') } },
         {
           id: 'search',
           url: search.url,
           auth: {
-            token_exchange: { ...client(REPORTS, 'R'), static_principals: 'deny' },
-            discovery: { client_credentials: client(LISTER, 'L') },
+            token_exchange: { ...client('R'), static_principals: 'deny' },
+            discovery: { client_credentials: client('L') },
           },
         },
       ],

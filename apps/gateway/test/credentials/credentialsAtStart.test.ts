@@ -61,7 +61,9 @@ describe('an upstream with client credentials beside a large catalog', () => {
     const ready = (await (await fetch(`${gw.base}/readyz`)).json()) as {
       upstreams?: Array<{ id: string; state: string }>;
     };
-    expect(ready.upstreams).toEqual([expect.objectContaining({ id: 'reports', state: 'ready', last_error: null })]);
+    expect(ready.upstreams).toEqual([
+      expect.objectContaining({ id: 'reports', state: 'ready', last_error: null }),
+    ]);
     expect(logs.join('\n')).not.toContain('is read before it is bound');
     const metrics = await (await fetch(`${gw.base}/metrics`)).text();
     expect(metrics).toMatch(/skillgate_credential_events_total\{[^}]*\} 1/);
