@@ -1,6 +1,5 @@
 import type { Credentials, FlowView } from '@skillgate/credentials';
 import type { RateLimiter } from '@skillgate/state';
-import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/accessPolicy.js';
 import type { BearerAuth } from '../auth/bearerAuth.js';
@@ -9,16 +8,18 @@ import type { OriginPolicy } from '../auth/originPolicy.js';
 import { chargeRateLimit } from '../auth/requestGuard.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
+import { createBrowserBinding, NO_FLOW, SIGNING_IN } from './browserBinding.js';
+import { registerConnectionsRoutes } from './connectionsRoutes.js';
 import {
   type BindingChoices,
   bindingPage,
   connectedPage,
-  connectionsPage,
   labelOf,
   pageHeaders,
   refusalPage,
   secretPage,
 } from './connectPages.js';
+import { expired, PAGE_HEADERS, sendPage } from './pageReplies.js';
 
 /** Options of registerConnectRoutes. */
 export interface ConnectRoutesOptions {
@@ -55,29 +56,9 @@ export interface ConnectRoutesOptions {
   readonly secureCookies: boolean;
 }
 
-const PAGE_HEADERS = pageHeaders();
-
-// A flow id and a provider id: what the gateway mints and what config allows; anything else is no link.
+// A flow id as the gateway mints it; anything else is no link.
 const FLOW_ID = /^[A-Za-z0-9_-]{16,64}$/;
-const PROVIDER_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 const MAX_FORM_BYTES = 16_384;
-const BINDING_MS = 10 * 60_000;
-// The binding cookie is sealed by the requestState codec with this subject, which no tool name can be: a
-// requestState is never a binding, and a binding never a requestState.
-const BINDING_SUBJECT = '\u0000browser';
-// The binding of /connections is to the principal alone, not to a flow.
-const NO_FLOW = '';
-// A browser that started a sign-in for /connections is bound to that sign-in's flow as this (no principal
-// has that name): only its own callback completes the sign-in, so a callback link sent by someone else
-// cannot sign a person's browser in as the sender (login CSRF).
-const SIGNING_IN = '\u0000signing-in';
-
-const sendPage = (
-  reply: FastifyReply,
-  page: string,
-  status = 200,
-  headers: Record<string, string> = PAGE_HEADERS,
-): FastifyReply => reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 
 /**
  * A refusal with the error table's status: as JSON (the error's JSON-RPC body, as /mcp's) to a caller that
@@ -102,12 +83,6 @@ const formField = (body: unknown, name: string): string => {
   return value ?? '';
 };
 
-const expired = (): GatewayError =>
-  new GatewayError(
-    'CONNECT_LINK_EXPIRED',
-    'This link is unknown, expired or already used. Ask your agent again for a new one.',
-  );
-
 /**
  * Registers the connect pages and /connections (docs/credentials.md, "The connect page"): a browser first
  * proves which principal it is (signs in at the gateway's issuer, or types its gateway token) and gets a
@@ -118,40 +93,9 @@ const expired = (): GatewayError =>
  */
 export function registerConnectRoutes(app: FastifyInstance, options: ConnectRoutesOptions): void {
   const { credentials } = options;
-  const cookieName = options.secureCookies ? '__Host-skillgate-connect' : 'skillgate-connect';
-
-  /** The principal this browser proved to be, for `flow` (NO_FLOW: for /connections). */
-  const boundOwner = (request: FastifyRequest, flow: string): string | undefined => {
-    const header = request.headers.cookie;
-    const value = header === undefined ? undefined : parseCookies(header)[cookieName];
-    if (value === undefined || value === '') return undefined;
-    try {
-      const claims = credentials.requestState.decode(value);
-      return claims.subject === BINDING_SUBJECT && claims.flow === flow ? claims.principal : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const bind = (reply: FastifyReply, owner: string, flow: string): void => {
-    const value = credentials.requestState.encode({
-      flow,
-      principal: owner,
-      subject: BINDING_SUBJECT,
-      expiresAt: Date.now() + BINDING_MS,
-    });
-    // Lax: the provider's redirect back to /connect/callback is a top-level GET from its site and must carry
-    // it; the forms that change anything are POSTs, which Lax keeps from other sites (and Origin is checked).
-    reply.header(
-      'Set-Cookie',
-      serializeCookie(cookieName, value, {
-        httpOnly: true,
-        secure: options.secureCookies,
-        sameSite: 'lax',
-        path: '/',
-        maxAge: BINDING_MS / 1000,
-      }),
-    );
-  };
+  const binding = createBrowserBinding(credentials.requestState, options.secureCookies);
+  const boundOwner = (request: FastifyRequest, flow: string) => binding.ownerOf(request, flow);
+  const bind = (reply: FastifyReply, owner: string, flow: string) => binding.bind(reply, owner, flow);
   const pendingFlow = async (id: string): Promise<FlowView> => {
     const flow = FLOW_ID.test(id) ? await credentials.flow(id) : undefined;
     if (flow === undefined) throw expired();
@@ -292,66 +236,12 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
       return sendPage(reply, connectedPage(labelOf(callback.flow)));
     });
 
-    scope.get('/connections/sign-in', async (_request, reply) => {
-      if (!options.signIn) throw expired();
-      const { id, url } = await credentials.startSignIn();
-      bind(reply, SIGNING_IN, id);
-      return reply.headers(PAGE_HEADERS).redirect(url, 303);
-    });
-    scope.get('/connections', async (request, reply) => {
-      const api = await apiOwner(request);
-      if (api !== undefined) {
-        const connections = await credentials.connections(api);
-        return reply.header('Cache-Control', 'no-store').send({
-          connections: connections.map((c) => ({
-            provider: c.provider,
-            state: c.state,
-            ...(c.expiresAt === undefined ? {} : { expires_at: new Date(c.expiresAt).toISOString() }),
-          })),
-        });
-      }
-      const owner = boundOwner(request, NO_FLOW);
-      if (owner === undefined) {
-        const signIn = options.signIn ? { signInUrl: '/connections/sign-in' } : {};
-        return sendPage(
-          reply,
-          bindingPage('Your connected accounts', { ...signIn, tokenAction: '/connections' }),
-        );
-      }
-      return sendPage(reply, connectionsPage(await credentials.connections(owner)));
-    });
-    scope.post('/connections', async (request, reply) => {
-      bind(reply, ownerOfForm(request, undefined), NO_FLOW);
-      return reply.headers(PAGE_HEADERS).redirect('/connections', 303);
-    });
-    scope.post<{ Params: { provider: string } }>('/connections/:provider/delete', async (request, reply) => {
-      const owner = boundOwner(request, NO_FLOW);
-      if (owner === undefined) {
-        throw new GatewayError(
-          'CONNECT_REFUSED',
-          'This browser has not shown who it is; open /connections first.',
-        );
-      }
-      if (PROVIDER_ID.test(request.params.provider))
-        await credentials.disconnect(owner, request.params.provider);
-      request.log.info({ audit: 'disconnect', provider: request.params.provider }, 'account disconnected');
-      return reply.headers(PAGE_HEADERS).redirect('/connections', 303);
-    });
-    scope.delete<{ Params: { provider: string } }>('/connections/:provider', async (request, reply) => {
-      const owner = await apiOwner(request);
-      if (owner === undefined) {
-        throw new GatewayError('UNAUTHORIZED', 'missing bearer token', {
-          headers: { 'WWW-Authenticate': 'Bearer realm="skillgate"' },
-        });
-      }
-      const { removed } = PROVIDER_ID.test(request.params.provider)
-        ? await credentials.disconnect(owner, request.params.provider)
-        : { removed: false };
-      request.log.info(
-        { audit: 'disconnect', provider: request.params.provider, removed },
-        'account disconnected',
-      );
-      return reply.code(removed ? 204 : 404).send();
+    registerConnectionsRoutes(scope, {
+      credentials,
+      binding,
+      signIn: options.signIn,
+      ownerOfForm: (request) => ownerOfForm(request, undefined),
+      apiOwner,
     });
   });
 }
