@@ -6,6 +6,7 @@ import type { OAuthProviderSettings, ProviderSettings } from '../settings.js';
 import type { Vault } from '../store/vault.js';
 import type { Credentials, CredentialsEvent } from '../types.js';
 import { type ConnectFlow, type ConnectFlows, freshLogin, SIGN_IN_ONLY } from './connectFlows.js';
+import { createSignIns } from './signIns.js';
 
 /** Largest secret a person may store (a header value must stay well within any server's header limits). */
 const MAX_SECRET_BYTES = 8192;
@@ -45,6 +46,18 @@ const unknownFlow = (): CredentialsError =>
 // A header value may not hold control characters (CR and LF least of all).
 const hasControl = (value: string): boolean =>
   [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/** A secret as typed on the page, trimmed; refused when empty, too long or not one line. */
+function typedSecret(value: string, provider: string): string {
+  const trimmed = value.trim();
+  // The limit keeps a pasted file out.
+  if (trimmed === '' || Buffer.byteLength(trimmed) > MAX_SECRET_BYTES || hasControl(trimmed)) {
+    throw new CredentialsError('FLOW_INVALID', `the secret must be 1-${MAX_SECRET_BYTES} bytes on one line`, {
+      provider,
+    });
+  }
+  return trimmed;
+}
 
 /** Where an OAuth provider's authorization endpoint is (its metadata's, or the configured one). */
 async function authorizationOriginOf(
@@ -109,6 +122,9 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     return url.href;
   };
 
+  const signIns = createSignIns({ configurations, callbackUrl, loginPrincipal: options.loginPrincipal });
+  const loginUrlOf = async (flowId: string): Promise<string> => signIns.urlOf(await flowOrThrow(flowId));
+
   // The sign-in that binds the browser: each of its states is single-use, and the flow gets a new one before
   // this one's code is redeemed (someone else's sign-in leaves the flow to its own principal).
   const completeLogin = async (
@@ -118,47 +134,16 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     state: string,
   ) => {
     await flows.save({ ...flow, login: freshLogin() });
-    let claims: Record<string, unknown> | undefined;
-    try {
-      const config = await configurations.login();
-      claims = (
-        await redeemCallback(config, url, { state, verifier: login.verifier, nonce: login.nonce })
-      ).claims();
-    } catch (error) {
-      throw mapOAuthError(error, 'CALLBACK_REFUSED', 'sign-in', 'auth.oauth.issuer');
-    }
-    const principal = claims === undefined ? undefined : options.loginPrincipal?.(claims);
+    const principal = await signIns.principalOf(login, url, state);
     bound(flow, principal, 'signed in as someone else than the person this link was made for');
     return { kind: 'login', flow: flow.id, redirect: await providerRedirect(flow) } as const;
-  };
-
-  const loginUrlOf = async (flowId: string): Promise<string> => {
-    const flow = await flowOrThrow(flowId);
-    if (flow.login === undefined) throw new CredentialsError('FLOW_INVALID', 'this flow has no sign-in');
-    const url = await authorizationUrlOf(await configurations.login(), {
-      redirectUri: callbackUrl(),
-      state: `${flow.id}.${flow.login.state}`,
-      verifier: flow.login.verifier,
-      nonce: flow.login.nonce,
-      scopes: ['openid'],
-    });
-    return url.href;
   };
 
   // A sign-in-only flow (/connections) is used up before its code is redeemed: its callback never works twice.
   const completeSignIn = async (flow: ConnectFlow, url: URL, state: string) => {
     const taken = await flows.take(flow);
     if (taken?.login === undefined) throw unknownFlow();
-    let claims: Record<string, unknown> | undefined;
-    try {
-      const config = await configurations.login();
-      claims = (
-        await redeemCallback(config, url, { state, verifier: taken.login.verifier, nonce: taken.login.nonce })
-      ).claims();
-    } catch (error) {
-      throw mapOAuthError(error, 'CALLBACK_REFUSED', 'sign-in', 'auth.oauth.issuer');
-    }
-    const principal = claims === undefined ? undefined : options.loginPrincipal?.(claims);
+    const principal = await signIns.principalOf(taken.login, url, state);
     if (principal === undefined) {
       throw new CredentialsError('FLOW_FORBIDDEN', 'the sign-in named no person this gateway serves');
     }
@@ -279,17 +264,7 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
       if (provider?.kind !== 'secret') {
         throw new CredentialsError('FLOW_INVALID', `${flow.provider} does not take a secret`);
       }
-      const trimmed = value.trim();
-      // The limit keeps a pasted file out.
-      if (trimmed === '' || Buffer.byteLength(trimmed) > MAX_SECRET_BYTES || hasControl(trimmed)) {
-        throw new CredentialsError(
-          'FLOW_INVALID',
-          `the secret must be 1-${MAX_SECRET_BYTES} bytes on one line`,
-          {
-            provider: provider.id,
-          },
-        );
-      }
+      const trimmed = typedSecret(value, provider.id);
       if ((await flows.take(flow)) === undefined) throw unknownFlow();
       await vault.put(principal, provider.id, { kind: 'secret', value: trimmed, connectedAt: now() });
       options.connected(principal, provider.id);
