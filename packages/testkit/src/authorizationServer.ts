@@ -87,6 +87,13 @@ export interface TokenSet {
 const basic = (client: AuthorizationClient): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`;
 
+/** The key tokens are signed with: the first of the ring (rotate() puts a new one first). */
+function firstKey(keys: readonly ProviderKey[]): ProviderKey {
+  const [key] = keys;
+  if (key === undefined) throw new Error('no key');
+  return key;
+}
+
 /**
  * Starts the server: client credentials; authorization code + PKCE with a sign-in and consent that complete
  * themselves (`authorize`, or a browser following the redirects), or that a browser fills in (`interactive`); rotating refresh tokens; RFC 7009
@@ -134,11 +141,7 @@ export async function startAuthorizationServer(
   };
   await listen();
   const issuer = `http://127.0.0.1:${port}`;
-  const currentKey = (): ProviderKey => {
-    const [key] = keys;
-    if (key === undefined) throw new Error('no key');
-    return key;
-  };
+  const currentKey = (): ProviderKey => firstKey(keys);
 
   // Built again by rotate(), publishing the new key beside the old ones; every other part is the same.
   const build = (): void => {
@@ -203,8 +206,7 @@ export async function startAuthorizationServer(
     return json;
   };
 
-  const authorize = (authorizationUrl: string): Promise<string> =>
-    followAuthorization(issuer, authorizationUrl);
+  const authorize = (url: string): Promise<string> => followAuthorization(issuer, url);
 
   return {
     issuer,

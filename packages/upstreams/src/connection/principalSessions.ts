@@ -1,5 +1,11 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { DirectToolCaller } from '../types.js';
+import {
+  callUpstreamTool,
+  type UpstreamCallContext,
+  type UpstreamCallRequest,
+} from '../calls/upstreamCall.js';
+import { describeError } from '../describeError.js';
+import type { DirectToolCaller, UpstreamCallResult } from '../types.js';
 
 /** One principal's own session with a 2025-era upstream. */
 interface PrincipalSession {
@@ -26,6 +32,16 @@ export interface PrincipalSessions {
   directFor(principal: string, headers: Readonly<Record<string, string>>): Promise<DirectToolCaller>;
   /** Closes one principal's session (it was lost, or its credential refused). */
   drop(principal: string): void;
+  /**
+   * Calls on the principal's own session (opened with `headers` if needed): its loss is that principal's alone
+   * (reopened on its next call), and a refused credential closes it.
+   */
+  call(
+    context: UpstreamCallContext,
+    request: UpstreamCallRequest,
+    principal: string,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<UpstreamCallResult>;
   /** Closes every session (the connection is going down or closing). */
   close(): Promise<void>;
 }
@@ -50,7 +66,7 @@ export function createPrincipalSessions(options: PrincipalSessionsOptions): Prin
     sessions.delete(principal);
     closeOne(session);
   };
-  return {
+  const self: PrincipalSessions = {
     async directFor(principal, headers) {
       let session = sessions.get(principal);
       if (session !== undefined) {
@@ -93,5 +109,24 @@ export function createPrincipalSessions(options: PrincipalSessionsOptions): Prin
         ),
       );
     },
+    async call(context, request, principal, headers) {
+      let own: DirectToolCaller;
+      try {
+        own = await self.directFor(principal, headers);
+      } catch (error) {
+        return {
+          ok: false,
+          reason: 'UPSTREAM_UNAVAILABLE',
+          message: `no session with ${context.definition.id} for this caller: ${describeError(error)}`,
+        };
+      }
+      const outcome = await callUpstreamTool(
+        { ...context, direct: own, lost: () => drop(principal) },
+        request,
+      );
+      if (!outcome.ok && outcome.reason === 'UPSTREAM_UNAUTHORIZED') drop(principal);
+      return outcome;
+    },
   };
+  return self;
 }

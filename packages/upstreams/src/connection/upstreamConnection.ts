@@ -87,20 +87,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
   const relisting = createRelistThrottle(RELIST_MIN_INTERVAL_MS);
   const connectTimeoutMs = Math.max(definition.timeoutSeconds * 1000, MIN_CONNECT_TIMEOUT_MS);
   const wire = createUpstreamWire({ definition, env: options.env, clientInfo: options.clientInfo, progress });
-  // A connect attempt's transport; `headers` instead of headers_from_env (a listing or a principal's credential).
-  const transportOf = (headers: Readonly<Record<string, string>> | undefined) =>
-    createUpstreamTransport({
-      definition,
-      env: options.env,
-      cwd: options.cwd,
-      bwrap: options.bwrap,
-      guard: options.guard,
-      http: wire.http,
-      maxMessageBytes: wire.maxMessageBytes,
-      stderrBytesPerMinute: options.stderrBytesPerMinute,
-      stderrLine: (line) => log('info', `[${definition.id}] ${line}`, { stderr: true }),
-      ...(headers === undefined ? {} : { headers }),
-    });
+  const transportOf = transportFactory(options, wire, log);
   // A per-caller upstream's listing credential: what the last connect attempt was made with.
   let listingHeaders: Readonly<Record<string, string>> | undefined;
   // Whether the current connection has a session (2025 era): then each principal calls on its own.
@@ -254,24 +241,12 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       if (headers === undefined || !sessionBased || context.direct === undefined || client === undefined) {
         return callUpstreamTool(context, { ...callOptions, tool, args });
       }
-      const principal = callOptions.principal ?? '';
-      let own: DirectToolCaller;
-      try {
-        own = await principalSessions.directFor(principal, headers);
-      } catch (error) {
-        return {
-          ok: false,
-          reason: 'UPSTREAM_UNAVAILABLE',
-          message: `no session with ${definition.id} for this caller: ${describeError(error)}`,
-        };
-      }
-      const outcome = await callUpstreamTool(
-        // The principal's session lost is that principal's alone: it is reopened on its next call.
-        { ...context, direct: own, lost: () => principalSessions.drop(principal) },
+      return principalSessions.call(
+        context,
         { ...callOptions, tool, args },
+        callOptions.principal ?? '',
+        headers,
       );
-      if (!outcome.ok && outcome.reason === 'UPSTREAM_UNAUTHORIZED') principalSessions.drop(principal);
-      return outcome;
     },
     async close() {
       closing = true;
@@ -287,6 +262,28 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions): Up
       wire.close();
     },
   };
+}
+
+/** A connect attempt's transport; `headers` instead of headers_from_env (a listing or a principal's credential). */
+function transportFactory(
+  options: UpstreamConnectionOptions,
+  wire: ReturnType<typeof createUpstreamWire>,
+  log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void,
+) {
+  const { definition } = options;
+  return (headers: Readonly<Record<string, string>> | undefined) =>
+    createUpstreamTransport({
+      definition,
+      env: options.env,
+      cwd: options.cwd,
+      bwrap: options.bwrap,
+      guard: options.guard,
+      http: wire.http,
+      maxMessageBytes: wire.maxMessageBytes,
+      stderrBytesPerMinute: options.stderrBytesPerMinute,
+      stderrLine: (line) => log('info', `[${definition.id}] ${line}`, { stderr: true }),
+      ...(headers === undefined ? {} : { headers }),
+    });
 }
 
 // Tools whose input schema declares `x-mcp-header` parameters: on a 2026-07-28 connection the SDK client
