@@ -4,7 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import type { BenchContext } from './context.js';
 import { startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -12,22 +14,6 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 const STATIC_TOKEN = 'bench-static-token-0123456789abcdef';
-
-/** Options of oauthBench: where the skills are, how long each round runs, and the report's row writer. */
-export interface OAuthBenchOptions {
-  readonly root: string;
-  readonly seconds: number;
-  readonly row: (
-    group: string,
-    metric: string,
-    value: string,
-    reference: string,
-    ratio: string,
-    target: string,
-    pass?: boolean,
-  ) => void;
-  readonly fmt: (n: number, digits?: number) => string;
-}
 
 async function listLoad(url: string, authorization: string, seconds: number): Promise<number> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: META } });
@@ -55,8 +41,16 @@ async function listLoad(url: string, authorization: string, seconds: number): Pr
   return result.requests.average;
 }
 
-/** Runs the comparison (two alternating rounds, the better of each) and writes its row. */
-export async function oauthBench(options: OAuthBenchOptions): Promise<{ jwt: number; static: number }> {
+/** The oauth phase: the comparison (two alternating rounds, the better of each) and its row. */
+export async function oauthPhase(context: BenchContext): Promise<void> {
+  context.result('oauth', await oauthBench(context, await context.skills(100), context.quick ? 2 : 5));
+}
+
+async function oauthBench(
+  options: BenchContext,
+  root: string,
+  seconds: number,
+): Promise<{ jwt: number; static: number }> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
   const idp = createServer((_req, res) => {
@@ -65,7 +59,7 @@ export async function oauthBench(options: OAuthBenchOptions): Promise<{ jwt: num
   });
   await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
-  const gateway = await startServer('gateway-oauth', options.root, 'namespaced', 'auto', {
+  const gateway = await startServer('gateway-oauth', root, 'namespaced', 'auto', {
     BENCH_OAUTH_ISSUER: issuer,
     BENCH_STATIC_TOKEN: STATIC_TOKEN,
   });
@@ -81,11 +75,8 @@ export async function oauthBench(options: OAuthBenchOptions): Promise<{ jwt: num
     let bestJwt = 0;
     let bestStatic = 0;
     for (let round = 0; round < 2; round++) {
-      bestStatic = Math.max(
-        bestStatic,
-        await listLoad(gateway.url, `Bearer ${STATIC_TOKEN}`, options.seconds),
-      );
-      bestJwt = Math.max(bestJwt, await listLoad(gateway.url, `Bearer ${jwt}`, options.seconds));
+      bestStatic = Math.max(bestStatic, await listLoad(gateway.url, `Bearer ${STATIC_TOKEN}`, seconds));
+      bestJwt = Math.max(bestJwt, await listLoad(gateway.url, `Bearer ${jwt}`, seconds));
     }
     options.row(
       'oauth',
@@ -93,8 +84,8 @@ export async function oauthBench(options: OAuthBenchOptions): Promise<{ jwt: num
       options.fmt(bestJwt),
       `static token ${options.fmt(bestStatic)}`,
       `${options.fmt((bestJwt / bestStatic) * 100, 0)}%`,
-      '>= 90%',
-      bestJwt >= 0.9 * bestStatic,
+      TARGETS.jwtVsStatic,
+      bestJwt / bestStatic,
     );
     return { jwt: bestJwt, static: bestStatic };
   } finally {

@@ -1,7 +1,9 @@
 // The operator page (GET /) of 1,000 skills: server time and a real browser's time to load it, next to the
 // 2026-07-28 tools/list of the same catalog on the same gateway, in the same run.
 import { chromium } from 'playwright-core';
+import type { BenchContext } from './context.js';
 import { percentile, startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -75,4 +77,29 @@ export async function operatorPageBench(root: string, runs: number): Promise<Ope
   } finally {
     await gateway.stop();
   }
+}
+
+/** The operator-page phase: GET / of 1,000 skills (10 files each), server time and browser load. */
+export async function operatorPagePhase(context: BenchContext): Promise<void> {
+  const { row, fmt } = context;
+  const f = await operatorPageBench(await context.skills(1000, 5), context.quick ? 4 : 10);
+  context.result('operator_page', f);
+  row(
+    'operator',
+    'GET / of 1,000 skills, median ms',
+    fmt(f.pageMs, 1),
+    `modern tools/list ${fmt(f.toolsListMs, 1)} ms`,
+    `${fmt(f.pageMs / f.toolsListMs, 1)}x`,
+    '',
+  );
+  row(
+    'operator',
+    'page in headless Chromium, navigation to load, median ms',
+    fmt(f.browserMs, 0),
+    `${fmt(f.pageBytes / 1024, 0)} KiB, ${fmt(f.rows)} skill rows`,
+    `${fmt(f.browserMs / 1000, 2)} s`,
+    TARGETS.operatorPageLoad,
+    // A page missing skill rows is no load time at all.
+    f.rows === 1000 ? f.browserMs : Number.POSITIVE_INFINITY,
+  );
 }

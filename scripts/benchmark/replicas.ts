@@ -5,36 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { type Haproxy, type RedisServer, startHaproxy, startRedisServer } from '@skillgate/testkit';
 import { execa } from 'execa';
+import type { BenchContext } from './context.js';
+import { type SessionLoad as LoadResult, sessionLoad } from './httpPhase.js';
 import { type BenchServer, openSessions, rpc, startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
-/** One autocannon run: requests per second, latency percentiles (ms), failed answers. */
-export interface LoadResult {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly errors: number;
-}
-
-/** What the main benchmark lends this part: its load generator and its result table. */
-export interface ReplicaBenchDeps {
-  readonly examples: string;
-  /** Seconds of each load run. */
+/** How the replicas are loaded: seconds per run, rounds of alternating runs (each figure the median). */
+interface LoadPlan {
   readonly seconds: number;
-  /** Rounds of alternating runs; each figure is the median round. */
   readonly rounds: number;
   readonly sessions: number;
-  load(url: string, sessions: string[], body: object, seconds: number): Promise<LoadResult>;
-  row(
-    group: string,
-    metric: string,
-    value: string,
-    reference: string,
-    ratio: string,
-    target: string,
-    ok?: boolean,
-  ): void;
-  fmt(n: number, digits?: number): string;
-  note(text: string): void;
 }
 
 const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
@@ -75,7 +55,7 @@ function median(runs: readonly LoadResult[]): LoadResult {
  * Every setup runs at once (idle ones cost next to nothing) and is measured in alternation, round after
  * round, so that load from elsewhere on the machine hits them alike; each figure is the median round.
  */
-async function measureAll(deps: ReplicaBenchDeps, urls: Readonly<Record<Setup, string>>): Promise<Measured> {
+async function measureAll(deps: LoadPlan, urls: Readonly<Record<Setup, string>>): Promise<Measured> {
   const setups = Object.keys(urls) as Setup[];
   const sessions = new Map<Setup, string[]>();
   for (const setup of setups) sessions.set(setup, await warm(urls[setup], deps.sessions));
@@ -86,7 +66,7 @@ async function measureAll(deps: ReplicaBenchDeps, urls: Readonly<Record<Setup, s
         ['list', LIST],
         ['info', INFO],
       ] as const) {
-        const result = await deps.load(urls[setup], sessions.get(setup) ?? [], body, deps.seconds);
+        const result = await sessionLoad(urls[setup], sessions.get(setup) ?? [], body, deps.seconds);
         runs.set(`${setup}:${key}`, [...(runs.get(`${setup}:${key}`) ?? []), result]);
       }
     }
@@ -108,9 +88,20 @@ async function redisMemory(redis: RedisServer): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(stdout)?.[1] ?? Number.NaN);
 }
 
-/** Runs the replicas benchmark and adds its rows; returns the raw figures for latest.json. */
-export async function replicas(deps: ReplicaBenchDeps): Promise<Record<string, unknown>> {
-  const { row, fmt } = deps;
+/** The replicas phase: adds its rows and keeps the raw figures as results.replicas. */
+export async function replicasPhase(context: BenchContext): Promise<void> {
+  context.result('replicas', await replicas(context));
+}
+
+async function replicas(context: BenchContext): Promise<Record<string, unknown>> {
+  const { row, fmt } = context;
+  const deps = {
+    examples: context.examples,
+    seconds: context.quick ? 2 : 4,
+    rounds: context.quick ? 1 : 3,
+    sessions: 50,
+    note: context.note,
+  };
   if (!installed('redis-server', '--version') || !installed('haproxy', '-v')) {
     const why = 'skipped: redis-server or haproxy is not installed (apt-get install redis-server haproxy)';
     deps.note(`replicas benchmark ${why}`);
@@ -159,8 +150,8 @@ export async function replicas(deps: ReplicaBenchDeps): Promise<Record<string, u
         fmt(r.rps),
         `memory ${fmt(m.rps)}`,
         `${fmt((r.rps / m.rps) * 100, 0)}%`,
-        '>= 70%',
-        r.rps >= 0.7 * m.rps,
+        TARGETS.redisThroughput,
+        r.rps / m.rps,
       );
       row(
         'replicas',
@@ -168,8 +159,8 @@ export async function replicas(deps: ReplicaBenchDeps): Promise<Record<string, u
         String(r.p50),
         `memory ${m.p50}`,
         `${r.p50 - m.p50 >= 0 ? '+' : ''}${fmt(r.p50 - m.p50, 1)} ms`,
-        '<= +1 ms',
-        r.p50 - m.p50 <= 1,
+        TARGETS.redisLatency,
+        r.p50 - m.p50,
       );
       const [two, one] = [proxiedTwo[key], proxiedOne[key]];
       row(
@@ -189,7 +180,8 @@ export async function replicas(deps: ReplicaBenchDeps): Promise<Record<string, u
         '',
       );
       const errors = [memory, redisOne, proxiedOne, proxiedTwo].reduce((n, run) => n + run[key].errors, 0);
-      if (errors > 0) row('replicas', `${name} failed answers`, String(errors), '', '', '0', false);
+      if (errors > 0)
+        row('replicas', `${name} failed answers`, String(errors), '', '', TARGETS.noErrors, errors);
     }
     deps.note(
       `replicas: this machine has ${cpus().length} cores shared by the load generator, ` +

@@ -3,15 +3,9 @@
 // that spawns the same script directly, at 1 and at 4 runs in flight. Rounds alternate between the three
 // servers so the machine's load hits each alike; p50 over every round, throughput the best round's.
 import { rm } from 'node:fs/promises';
-import {
-  type BenchServer,
-  generateSkills,
-  openSessions,
-  type PhaseOptions,
-  percentile,
-  rpc,
-  startServer,
-} from './support.js';
+import type { BenchContext } from './context.js';
+import { type BenchServer, generateSkills, openSessions, percentile, rpc, startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
 const TOOL = 'skill_gen-00000_run_check_sh';
 
@@ -52,9 +46,9 @@ async function batch(target: Target, runs: number, inFlight: number, firstId: nu
   return { latencies, runsPerSecond: runs / ((performance.now() - started) / 1000) };
 }
 
-async function openTarget(name: Target['name'], root: string): Promise<Target> {
+async function openTarget(name: Target['name'], root: string, beforeRepo?: string): Promise<Target> {
   if (name === 'direct') return { name, server: await startServer('raw-spawn', root), session: '' };
-  const before = name.startsWith('before-') ? process.env.BENCH_BEFORE_REPO : undefined;
+  const before = name.startsWith('before-') ? beforeRepo : undefined;
   const mode = name.replace('before-', '');
   const server = await startServer('gateway', root, 'namespaced', mode, {}, before);
   const [session] = (await openSessions(server.url, 1)).ids;
@@ -70,14 +64,14 @@ async function openTarget(name: Target['name'], root: string): Promise<Target> {
 }
 
 /** The sandboxed-run rows of `pnpm bench` (also `pnpm bench:sandbox` alone). */
-export async function sandboxRunsBench({ row, fmt, note, quick }: PhaseOptions) {
+export async function sandboxRunsBench({ row, fmt, note, quick, beforeRepo }: BenchContext) {
   const root = await generateSkills(1);
   const targets: Target[] = [];
   try {
-    // BENCH_BEFORE_REPO: another checkout's gateways measured alongside (a note, not rows).
+    // --before: another checkout's gateways measured alongside (a note, not rows).
     const names: Target['name'][] = ['direct', 'off', 'bwrap'];
-    if (process.env.BENCH_BEFORE_REPO !== undefined) names.push('before-off', 'before-bwrap');
-    for (const name of names) targets.push(await openTarget(name, root));
+    if (beforeRepo !== undefined) names.push('before-off', 'before-bwrap');
+    for (const name of names) targets.push(await openTarget(name, root, beforeRepo));
     const rounds = quick ? 2 : 5;
     const results: Record<string, Load> = {};
     let id = 10;
@@ -110,9 +104,9 @@ export async function sandboxRunsBench({ row, fmt, note, quick }: PhaseOptions) 
             `scripts: ${mode} at ${inFlight} in flight: ${fmt(run.p50, 1)} ms p50 (+${fmt(run.p50 - direct.p50, 1)}), ${fmt(run.runsPerSecond)}/s (${fmt(run.runsPerSecond / direct.runsPerSecond, 2)}x)`,
           );
       }
-      for (const [mode, floor] of [
-        ['bwrap', 0.5],
-        ['off', 0.8],
+      for (const [mode, goal] of [
+        ['bwrap', TARGETS.bwrapRuns],
+        ['off', TARGETS.unsandboxedRuns],
       ] as const) {
         const run = results[`${mode}@${inFlight}`];
         if (run === undefined) continue;
@@ -123,8 +117,8 @@ export async function sandboxRunsBench({ row, fmt, note, quick }: PhaseOptions) 
           `${fmt(run.p50, 1)} ms, ${fmt(run.runsPerSecond)}/s`,
           `direct spawn ${fmt(direct.p50, 1)} ms, ${fmt(direct.runsPerSecond)}/s`,
           `+${fmt(run.p50 - direct.p50, 1)} ms, ${fmt(ratio, 2)}x`,
-          `<= +10 ms, >= ${floor}x`,
-          run.p50 - direct.p50 <= 10 && ratio >= floor,
+          goal,
+          [run.p50 - direct.p50, ratio],
         );
       }
     }

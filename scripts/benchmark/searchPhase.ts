@@ -24,7 +24,8 @@ import { type RegistryQuery, readRegistryQueries, writeRegistrySkills } from '@s
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import MiniSearch from 'minisearch';
 import pino from 'pino';
-import type { PhaseOptions } from './support.js';
+import type { BenchContext } from './context.js';
+import { TARGETS } from './targets.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const EXAMPLES = join(REPO, 'examples/skills');
@@ -112,7 +113,7 @@ const heap = () => {
 };
 
 /** Runs the search phase and reports its rows; returns the numbers for latest.json. */
-export async function searchBench(options: PhaseOptions): Promise<Record<string, unknown>> {
+export async function searchBench(options: BenchContext): Promise<Record<string, unknown>> {
   const { row, fmt, note, quick } = options;
   const out: Record<string, unknown> = {};
   const queries = await readRegistryQueries();
@@ -172,8 +173,8 @@ export async function searchBench(options: PhaseOptions): Promise<Record<string,
       pct(ours.recall1),
       pct(base.recall1),
       fmt(ours.recall1 / base.recall1, 2),
-      '> plain BM25, aim 0.88',
-      ours.recall1 > base.recall1,
+      TARGETS.searchQuality,
+      ours.recall1 / base.recall1,
     );
     row(
       'search',
@@ -181,8 +182,8 @@ export async function searchBench(options: PhaseOptions): Promise<Record<string,
       pct(ours.recall5),
       pct(base.recall5),
       fmt(ours.recall5 / base.recall5, 2),
-      '> plain BM25, aim 0.96',
-      ours.recall5 > base.recall5,
+      TARGETS.searchQuality,
+      ours.recall5 / base.recall5,
     );
     row('search', 'MRR@10', pct(ours.mrr10), pct(base.mrr10), fmt(ours.mrr10 / base.mrr10, 2), '');
     searchMs.sort((a, b) => a - b);
@@ -224,8 +225,8 @@ export async function searchBench(options: PhaseOptions): Promise<Record<string,
           `${tools} / ${fmt(tokens)}`,
           '',
           '',
-          '< 128 tools, < 2,500 tokens',
-          tools < 128 && tokens < 2500,
+          TARGETS.searchFirstContext,
+          [tools, tokens],
         );
       }
     }
@@ -256,7 +257,6 @@ export async function searchBench(options: PhaseOptions): Promise<Record<string,
       const stallMs = delay.max / 1e6;
       const p50 = percentile(times, 0.5);
       const p99 = percentile(times, 0.99);
-      const goal = n === 1000 ? 1 : 5;
       (out.latency as Record<string, unknown>)[String(n)] = {
         p50_ms: p50,
         p99_ms: p99,
@@ -271,8 +271,8 @@ export async function searchBench(options: PhaseOptions): Promise<Record<string,
         `${fmt(p50, 2)} / ${fmt(p99, 2)}`,
         '',
         '',
-        `p50 <= ${goal} ms`,
-        p50 <= goal,
+        n === 1000 ? TARGETS.searchLatency1k : TARGETS.searchLatency10k,
+        p50,
       );
       row(
         'search',
@@ -288,8 +288,8 @@ export async function searchBench(options: PhaseOptions): Promise<Record<string,
         `${fmt(buildMs)} / ${fmt(stallMs, 1)}`,
         '',
         '',
-        'stall < 50 ms',
-        stallMs < 50,
+        TARGETS.searchStall,
+        stallMs,
       );
     }
   } finally {

@@ -1,6 +1,8 @@
 // skills/list (the Skills extension) against modern tools/list on the same gateway and catalog, same run.
 import autocannon from 'autocannon';
+import type { BenchContext } from './context.js';
 import { startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -98,5 +100,50 @@ export async function skillsListBench(root: string, seconds: number) {
     return { tools, skills, laterPage, sdkPage };
   } finally {
     await gateway.stop();
+  }
+}
+
+/** The skills-list phase: the Skills extension's skills/list (1,000 skills) against modern tools/list. */
+export async function skillsListPhase(context: BenchContext): Promise<void> {
+  const { row, fmt } = context;
+  const { tools, skills, laterPage, sdkPage } = await skillsListBench(
+    await context.skills(1000, 5),
+    context.quick ? 2 : 5,
+  );
+  context.result('skills_list', { tools, skills, later_page: laterPage, sdk_page: sdkPage });
+  const pct = (n: number) => `${fmt((n / tools.rps) * 100, 0)}%`;
+  row(
+    'skills',
+    'skills/list req/s, first page of 1,000 skills',
+    fmt(skills.rps),
+    `modern tools/list ${fmt(tools.rps)}`,
+    pct(skills.rps),
+    TARGETS.skillsListPage,
+    skills.rps / tools.rps,
+  );
+  row(
+    'skills',
+    'skills/list req/s, second page',
+    fmt(laterPage.rps),
+    `modern tools/list ${fmt(tools.rps)}`,
+    pct(laterPage.rps),
+    '',
+  );
+  row(
+    'skills',
+    'skills/list req/s, mid-page cursor (SDK path)',
+    fmt(sdkPage.rps),
+    `modern tools/list ${fmt(tools.rps)}`,
+    pct(sdkPage.rps),
+    '',
+  );
+  for (const [name, load] of [
+    ['tools/list', tools],
+    ['skills/list', skills],
+    ['skills/list page 2', laterPage],
+    ['skills/list mid-page', sdkPage],
+  ] as const) {
+    if (load.errors > 0)
+      row('skills', `${name} errors`, String(load.errors), '', '', TARGETS.noErrors, load.errors);
   }
 }

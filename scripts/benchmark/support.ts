@@ -5,6 +5,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** Whether benchmark servers run the sources (`pnpm bench --source`) rather than the built packages. */
+let fromSources = false;
+
+/** Set once by index.ts from its command line. */
+export function configureServers(options: { readonly source: boolean }): void {
+  fromSources = options.source;
+}
 const ACCEPT = 'application/json, text/event-stream';
 
 /** A benchmark server running in its own process (the load generator must not share its event loop). */
@@ -32,8 +39,8 @@ export async function startServer(
       '--expose-gc',
       '--max-old-space-size=8192',
       // The servers run the built packages (`pnpm bench` builds first): what is measured is what ships, not
-      // tsx's on-the-fly transform of the sources. BENCH_SOURCE=1 measures the sources instead.
-      ...(process.env.BENCH_SOURCE === '1' ? ['--conditions=@skillgate/source'] : []),
+      // tsx's on-the-fly transform of the sources. `pnpm bench --source` measures the sources instead.
+      ...(fromSources ? ['--conditions=@skillgate/source'] : []),
       '--import',
       'tsx',
       join(repo, 'scripts/benchmark/servers.ts'),
@@ -191,53 +198,4 @@ export async function generateSkills(count: number, extraReferences = 0): Promis
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-/** How a phase reports one row of the bench table (index.ts's row()). */
-export type Row = (
-  group: string,
-  metric: string,
-  value: string,
-  reference: string,
-  ratio: string,
-  target: string,
-  ok?: boolean,
-) => void;
-
-/** What a phase of `pnpm bench` is given: where its rows and notes go, and whether to run short. */
-export interface PhaseOptions {
-  readonly row: Row;
-  readonly fmt: (n: number, digits?: number) => string;
-  readonly note: (text: string) => void;
-  /** Fewer sizes and repetitions (BENCH_QUICK). */
-  readonly quick: boolean;
-}
-
-/**
- * Runs one phase of `pnpm bench` alone (`pnpm bench:search`, `bench:sources`): prints its rows as the bench
- * table does and writes bench-results/<name>.json.
- */
-export async function runPhaseAlone(
-  name: string,
-  phase: (options: PhaseOptions) => Promise<unknown>,
-): Promise<void> {
-  const rows: string[] = [];
-  const notes: string[] = [];
-  const fmt = (n: number, digits = 0) =>
-    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-  const results = await phase({
-    quick: process.env.BENCH_QUICK === '1',
-    fmt,
-    note: (text) => notes.push(text),
-    row: (group, metric, value, reference, ratio, target, ok) =>
-      rows.push(
-        `| ${[group, metric, value, reference, ratio, target, ok === undefined ? '' : ok ? 'PASS' : 'MISS'].join(' | ')} |`,
-      ),
-  });
-  process.stdout.write(
-    `| group | metric | value | reference | ratio | target | verdict |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}\n\n${notes.join('\n')}\n`,
-  );
-  const dir = join(here, '../../bench-results');
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
 }

@@ -1,16 +1,16 @@
 // What tracing costs on the hot paths, in one run: the gateway with tracing off (the default), the same
 // gateway with every request traced and exported to a local OTLP/HTTP sink, and "before": a build of the
 // commit before tracing was added, in a worktree of its own. Three alternating rounds per side, best kept.
-// `pnpm bench:tracing` runs it alone; BENCH_BEFORE_REPO names an existing checkout to use as "before".
+// `pnpm bench --only tracing` runs it alone; `--before <checkout>` names an existing checkout as "before".
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import type { BenchContext } from './context.js';
 import { loadOnce, PATHS, SKILL } from './hotPaths.js';
-import { generateSkills, openSessions, rpc, startServer } from './support.js';
+import { openSessions, rpc, startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
 const REPO = join(import.meta.dirname, '../..');
 // The first commit that has tracing; "before" is its parent.
@@ -25,8 +25,8 @@ export interface TracingRow {
 }
 
 /** A checkout of the parent of the commit that added tracing, installed and built (reused when present). */
-function beforeRepo(): string | undefined {
-  if (process.env.BENCH_BEFORE_REPO !== undefined) return process.env.BENCH_BEFORE_REPO;
+function beforeRepo(given: string | undefined): string | undefined {
+  if (given !== undefined) return given;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
   const added = git('log', '--format=%H', '--diff-filter=A', '--', TRACING_FILE).split('\n').pop();
   if (added === undefined || added === '') return undefined;
@@ -40,7 +40,12 @@ function beforeRepo(): string | undefined {
   return dir;
 }
 
-export async function tracingCost(root: string, seconds: number, connections = 20): Promise<TracingRow[]> {
+async function tracingCost(
+  root: string,
+  seconds: number,
+  given: string | undefined,
+  connections = 20,
+): Promise<TracingRow[]> {
   // The collector: accepts every export and drops it (what is measured is the gateway's side).
   const sink = createServer((req, res) => {
     req.resume();
@@ -48,7 +53,7 @@ export async function tracingCost(root: string, seconds: number, connections = 2
   });
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/v1/traces`;
-  const before = beforeRepo();
+  const before = beforeRepo(given);
   const sides = {
     off: await startServer('gateway', root, 'namespaced', 'off'),
     on: await startServer('gateway', root, 'namespaced', 'off', { BENCH_TRACING: endpoint }),
@@ -101,23 +106,31 @@ export async function tracingCost(root: string, seconds: number, connections = 2
   }
 }
 
-// Standalone: the tracing rows alone (BENCH_SECONDS per round, default 3).
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  // Under the build before tracing's cap of 100 listed tools (index.ts says why).
-  const root = await generateSkills(98);
-  try {
-    for (const r of await tracingCost(root, Number(process.env.BENCH_SECONDS ?? 3))) {
-      const fmt = (side: { rps: number; cpu: number }) =>
-        `${side.rps.toFixed(0)} req/s, ${side.cpu.toFixed(0)} µs`;
-      process.stdout.write(
-        `${r.path.padEnd(28)} off ${fmt(r.off)} | on ${fmt(r.on)} (${(r.on.rps / r.off.rps).toFixed(2)}×)` +
-          (r.before === undefined
-            ? ''
-            : ` | before ${fmt(r.before)} (off ${(r.off.rps / r.before.rps).toFixed(2)}×)`) +
-          '\n',
-      );
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
+/** The tracing phase: rows of tracing off against before tracing existed, and every request traced. */
+export async function tracingPhase(context: BenchContext): Promise<void> {
+  const { row, fmt } = context;
+  // 98 skills: the build before tracing caps first lists at 100 tools and its servers cannot lift the cap, so
+  // both sides serve the same full catalog list (98 get_info tools + 2) only under it.
+  const root = await context.skills(98);
+  const measured = await tracingCost(root, context.quick ? 1 : 3, context.beforeRepo);
+  context.result('tracing', measured);
+  for (const r of measured) {
+    row(
+      'tracing',
+      `${r.path} req/s, tracing off`,
+      `${fmt(r.off.rps)} (${fmt(r.off.cpu)} µs/req)`,
+      r.before === undefined ? '' : `before tracing ${fmt(r.before.rps)} (${fmt(r.before.cpu)} µs/req)`,
+      r.before === undefined ? '' : fmt(r.off.rps / r.before.rps, 2),
+      TARGETS.tracingOff,
+      r.before === undefined ? undefined : r.off.rps / r.before.rps,
+    );
+    row(
+      'tracing',
+      `${r.path} req/s, every request traced`,
+      `${fmt(r.on.rps)} (${fmt(r.on.cpu)} µs/req)`,
+      `off ${fmt(r.off.rps)}`,
+      fmt(r.on.rps / r.off.rps, 2),
+      '',
+    );
   }
 }

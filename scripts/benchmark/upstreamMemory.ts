@@ -5,7 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpUpstream, TEST_UPSTREAM } from '@skillgate/testkit';
+import type { BenchContext } from './context.js';
 import { openSessions, rpc, serverMemory, startServer } from './support.js';
+import { TARGETS } from './targets.js';
 
 /** What the memory rows print. */
 export interface UpstreamMemoryResult {
@@ -109,4 +111,33 @@ export async function upstreamMemory(options: { readonly sessions: number }): Pr
     upstream.stop();
     await rm(empty, { recursive: true, force: true });
   }
+}
+
+/** The upstream-memory phase: memory per connection, and per session by the upstream's tool count. */
+export async function upstreamMemoryPhase(context: BenchContext): Promise<void> {
+  const { row, fmt } = context;
+  const result = await upstreamMemory({ sessions: context.quick ? 100 : 400 });
+  context.result('upstream_memory', result);
+  row(
+    'upstreams',
+    'gateway memory per upstream connection (HTTP), heap / RSS',
+    `${fmt(result.heapPerUpstream / 1024, 1)} / ${fmt(result.rssPerUpstream / 1024, 1)} KiB`,
+    `${result.upstreams} upstreams vs none`,
+    '',
+    'reported',
+  );
+  const { fewTools, manyTools } = result.perSession;
+  const growth = manyTools / fewTools - 1;
+  row(
+    'upstreams',
+    `heap per session with an upstream skill unlocked (${fmt(result.toolCounts.many)} tools)`,
+    `${fmt(manyTools / 1024, 1)} KiB`,
+    `${result.toolCounts.few} tools ${fmt(fewTools / 1024, 1)} KiB`,
+    `${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}%`,
+    TARGETS.upstreamSessionHeap,
+    growth,
+  );
+  context.note(
+    `Upstream memory: heap is heapUsed + external after a forced GC; per session, ${result.sessions} 2025-era sessions each unlocked the upstream's auto skill (get_info) and listed its tools.`,
+  );
 }

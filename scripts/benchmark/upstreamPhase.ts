@@ -1,22 +1,17 @@
-// The upstream-overhead phase of pnpm bench (`pnpm bench:upstreams` runs it alone): a trivial tool of an
-// upstream MCP server through skillgate against calling it directly (upstreamOverhead.ts).
-import type { PhaseOptions } from './support.js';
+// The upstream-overhead and upstream-peers phases of `pnpm bench` (`pnpm bench:upstreams` runs both): a
+// trivial tool of an upstream MCP server through skillgate against calling it directly (upstreamOverhead.ts),
+// and skillgate in front of a stdio server against supergateway and mcp-proxy (upstreamPeers.ts).
+import type { BenchContext } from './context.js';
+import { TARGETS } from './targets.js';
 import { type CallFigures, type UpstreamOverheadResult, upstreamOverhead } from './upstreamOverhead.js';
 import { type PeerFigures, type UpstreamPeersResult, upstreamPeers } from './upstreamPeers.js';
 
-/** Upstream servers behind skills: the overhead against direct calls, and the stdio peers. */
-export async function upstreamOverheadBench(
-  options: PhaseOptions,
-): Promise<{ overhead: UpstreamOverheadResult; peers?: UpstreamPeersResult }> {
-  const overhead = await overheadRows(options);
-  // BENCH_PEERS=0: the overhead rows alone (the peers take a few minutes more).
-  if (process.env.BENCH_PEERS === '0') return { overhead };
-  const peers = await peerRows(options);
-  return { overhead, peers };
+/** The upstream-peers phase: skillgate in front of a stdio server against supergateway and mcp-proxy. */
+export async function upstreamPeersPhase(context: BenchContext): Promise<void> {
+  context.result('upstream_peers', await peerRows(context));
 }
 
-// skillgate in front of a stdio server against supergateway and mcp-proxy in front of the same one.
-async function peerRows(options: PhaseOptions): Promise<UpstreamPeersResult> {
+async function peerRows(options: BenchContext): Promise<UpstreamPeersResult> {
   const { row, fmt, quick } = options;
   const result = await upstreamPeers({ samples: quick ? 150 : 600, seconds: quick ? 3 : 9, rounds: 3 });
   const show = (
@@ -37,8 +32,8 @@ async function peerRows(options: PhaseOptions): Promise<UpstreamPeersResult> {
       fmt(skillgate.callsPerSecond),
       `supergateway ${show(supergateway, (f) => fmt(f.callsPerSecond))} / mcp-proxy ${show(mcpProxy, (f) => fmt(f.callsPerSecond))}`,
       peers.length === 0 ? '' : `${fmt(ratio, 2)}x`,
-      '>= 1.2x the faster peer',
-      peers.length === 0 ? undefined : ratio >= 1.2,
+      TARGETS.stdioPeers,
+      peers.length === 0 ? undefined : ratio,
     );
     row(
       'upstreams',
@@ -60,14 +55,18 @@ async function peerRows(options: PhaseOptions): Promise<UpstreamPeersResult> {
   return result;
 }
 
-// A trivial tool through skillgate against calling it directly.
-async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResult> {
+/** The upstream-overhead phase: a trivial tool through skillgate against calling it directly. */
+export async function upstreamOverheadPhase(context: BenchContext): Promise<void> {
+  context.result('upstream_overhead', await overheadRows(context));
+}
+
+async function overheadRows(options: BenchContext): Promise<UpstreamOverheadResult> {
   const { row, fmt, quick } = options;
   const result = await upstreamOverhead({
     samples: quick ? 150 : 600,
     seconds: quick ? 3 : 9,
     rounds: 3,
-    ...(process.env.BENCH_BEFORE_REPO === undefined ? {} : { before: process.env.BENCH_BEFORE_REPO }),
+    ...(options.beforeRepo === undefined ? {} : { before: options.beforeRepo }),
   });
   const { http, stdio, concurrency, before } = result;
   const added = http.gateway.p50Ms - http.direct.p50Ms;
@@ -78,8 +77,8 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     `${fmt(http.gateway.p50Ms, 2)} ms`,
     `direct ${fmt(http.direct.p50Ms, 2)} ms`,
     `${signed(added)} ms`,
-    '<= +1 ms',
-    added <= 1,
+    TARGETS.upstreamCallLatency,
+    added,
   );
   const share = http.gateway.callsPerSecond / http.direct.callsPerSecond;
   row(
@@ -88,8 +87,8 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
     fmt(http.gateway.callsPerSecond),
     `direct ${fmt(http.direct.callsPerSecond)}`,
     `${fmt(share * 100, 1)}%`,
-    '>= 80%',
-    share >= 0.8,
+    TARGETS.upstreamCallThroughput,
+    share,
   );
   row(
     'upstreams',
@@ -146,7 +145,7 @@ async function overheadRows(options: PhaseOptions): Promise<UpstreamOverheadResu
       `${fmt(then.gatewayCpuMsPerCall * 1000)} → ${fmt(now.gatewayCpuMsPerCall * 1000)} µs (${signed(((now.gatewayCpuMsPerCall - then.gatewayCpuMsPerCall) / then.gatewayCpuMsPerCall) * 100)} %)`;
     const share = (f: CallFigures) => `${fmt((f.callsPerSecond / http.direct.callsPerSecond) * 100, 1)}%`;
     options.note(
-      `Before (BENCH_BEFORE_REPO, same rounds): gateway CPU per proxied call, HTTP 2026-07-28 ${change(http.gateway, before.http.gateway)}, HTTP 2025 session ${change(http.gatewayLegacy, before.http.gatewayLegacy)}, stdio ${change(stdio.gateway, before.stdio.gateway)}; HTTP calls/s share of direct ${share(before.http.gateway)} → ${share(http.gateway)} (2026-07-28), ${share(before.http.gatewayLegacy)} → ${share(http.gatewayLegacy)} (2025 session).`,
+      `Before (--before, same rounds): gateway CPU per proxied call, HTTP 2026-07-28 ${change(http.gateway, before.http.gateway)}, HTTP 2025 session ${change(http.gatewayLegacy, before.http.gatewayLegacy)}, stdio ${change(stdio.gateway, before.stdio.gateway)}; HTTP calls/s share of direct ${share(before.http.gateway)} → ${share(http.gateway)} (2026-07-28), ${share(before.http.gatewayLegacy)} → ${share(http.gatewayLegacy)} (2025 session).`,
     );
   }
   options.note(

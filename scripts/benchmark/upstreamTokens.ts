@@ -9,6 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createCatalog, type UpstreamSnapshot } from '@skillgate/skills';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { BenchContext } from './context.js';
+import { TARGETS } from './targets.js';
 
 /** What the rows print: tokens and tool counts of each list. */
 export interface UpstreamTokenResult {
@@ -98,4 +100,32 @@ export async function upstreamTokens(): Promise<UpstreamTokenResult> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The upstream-tokens phase: each era's first tools/list against listing the servers directly. */
+export async function upstreamTokensPhase(context: BenchContext): Promise<void> {
+  const { row, fmt } = context;
+  const { servers, direct, legacy, modern } = await upstreamTokens();
+  context.result('upstream_tokens', { servers, direct, legacy, modern });
+  row(
+    'upstreams',
+    'initial tools/list tokens, 2025 era (namespaced)',
+    fmt(legacy.tokens),
+    `direct ${fmt(direct.tokens)}`,
+    `${fmt((legacy.tokens / direct.tokens) * 100, 1)}%`,
+    TARGETS.upstreamFirstList,
+    legacy.tokens / direct.tokens,
+  );
+  row(
+    'upstreams',
+    'tools/list tools, 2026-07-28 (catalog)',
+    `${modern.tools} (${fmt(modern.tokens)} tokens)`,
+    `namespaced ${legacy.tools}`,
+    `+${modern.tools - legacy.tools}`,
+    TARGETS.upstreamModernTools,
+    modern.tools - legacy.tools,
+  );
+  context.note(
+    `Upstreams: ${servers.join(', ')} as auto skills; "direct" is every tool of the three servers (${direct.tools} tools) as a client listing them itself gets them.`,
+  );
 }
