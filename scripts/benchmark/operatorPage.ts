@@ -37,7 +37,7 @@ export interface OperatorPageFigures {
 }
 
 /** On one gateway serving `root`, GET / against tools/list, then the page in Debian's chromium. */
-export async function operatorPageBench(root: string, runs: number): Promise<OperatorPageFigures> {
+async function operatorPageBench(root: string, runs: number): Promise<OperatorPageFigures> {
   const gateway = await startServer('gateway', root);
   try {
     let pageBytes = 0;

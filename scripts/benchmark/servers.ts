@@ -78,7 +78,7 @@ if (kind === 'gateway') {
     },
     { baseDir: process.cwd() },
   );
-  // BENCH_DIRECT=0: every 2026-07-28 request takes the SDK's path (hotPaths.ts measures both).
+  // BENCH_DIRECT=0: every request takes the SDK's path (hotPaths.ts and directPathsPhase.ts measure both).
   const gateway = await createGateway(config, { directAnswers: process.env.BENCH_DIRECT !== '0' });
   gateway.app.get('/__bench/mem', async () => memory());
   gateway.app.get('/__bench/cpu', async () => cpu());

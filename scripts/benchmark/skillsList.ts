@@ -61,7 +61,7 @@ async function modernLoad(url: string, method: string, params: object, seconds: 
  * (the SDK's path), alternating twice so that all see the same machine load; each figure is the better of
  * its two rounds.
  */
-export async function skillsListBench(root: string, seconds: number) {
+async function skillsListBench(root: string, seconds: number) {
   const gateway = await startServer('gateway', root);
   try {
     const cursorOf = async () => {

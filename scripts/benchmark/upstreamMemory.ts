@@ -74,7 +74,7 @@ async function heapPerSession(root: string, tools: number, sessions: number): Pr
 }
 
 /** Runs the memory measurements. */
-export async function upstreamMemory(options: { readonly sessions: number }): Promise<UpstreamMemoryResult> {
+async function upstreamMemory(options: { readonly sessions: number }): Promise<UpstreamMemoryResult> {
   const empty = await mkdtemp(join(tmpdir(), 'skillgate-bench-upstream-memory-'));
   const upstream = await startHttpUpstream();
   try {

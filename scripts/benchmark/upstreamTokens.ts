@@ -63,7 +63,7 @@ async function listServer(
 }
 
 /** Lists the three reference servers and measures both eras' first lists against listing them directly. */
-export async function upstreamTokens(): Promise<UpstreamTokenResult> {
+async function upstreamTokens(): Promise<UpstreamTokenResult> {
   const dir = await mkdtemp(join(tmpdir(), 'skillgate-bench-upstreams-'));
   try {
     const snapshots = await Promise.all([
