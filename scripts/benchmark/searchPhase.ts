@@ -173,7 +173,7 @@ export async function searchBench(options: BenchContext): Promise<Record<string,
       pct(ours.recall1),
       pct(base.recall1),
       fmt(ours.recall1 / base.recall1, 2),
-      TARGETS.searchQuality,
+      TARGETS.searchRecall1,
       ours.recall1 / base.recall1,
     );
     row(
@@ -182,7 +182,7 @@ export async function searchBench(options: BenchContext): Promise<Record<string,
       pct(ours.recall5),
       pct(base.recall5),
       fmt(ours.recall5 / base.recall5, 2),
-      TARGETS.searchQuality,
+      TARGETS.searchRecall5,
       ours.recall5 / base.recall5,
     );
     row('search', 'MRR@10', pct(ours.mrr10), pct(base.mrr10), fmt(ours.mrr10 / base.mrr10, 2), '');

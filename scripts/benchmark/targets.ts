@@ -144,10 +144,16 @@ export const TARGETS = {
     'docs/sandbox.md, "Cost" (goals of the sandboxed-run phase)',
   ),
   // search
-  searchQuality: target(
-    '> plain BM25',
+  // Ours over plain BM25 on the same skills; the aims are the quality goals of the search level.
+  searchRecall1: target(
+    '> plain BM25, aim 0.88',
     (ratio) => ratio > 1,
-    'commit 3f47895 (docs/disclosure.md, search): ours over plain BM25 on the same skills',
+    'commit 3f47895 (docs/disclosure.md, search)',
+  ),
+  searchRecall5: target(
+    '> plain BM25, aim 0.96',
+    (ratio) => ratio > 1,
+    'commit 3f47895 (docs/disclosure.md, search)',
   ),
   searchFirstContext: pair(
     '< 128 tools, < 2,500 tokens',
