@@ -28,4 +28,5 @@ export type {
   FlowView,
   HeadersAnswer,
   ScriptEnvAnswer,
+  SignInSecrets,
 } from './types.js';

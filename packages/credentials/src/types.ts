@@ -85,9 +85,17 @@ export type CallbackResult =
   /** The connect-page sign-in matched the flow's principal: send the browser to `redirect` (the provider). */
   | { readonly kind: 'login'; readonly flow: string; readonly redirect: string }
   /** The provider's tokens are stored. */
-  | { readonly kind: 'connected'; readonly principal: string; readonly provider: string }
-  /** A sign-in-only flow (/connections) ended: the browser signed in as `principal`. */
-  | { readonly kind: 'signed-in'; readonly principal: string };
+  | { readonly kind: 'connected'; readonly principal: string; readonly provider: string };
+
+/**
+ * The secrets of a sign-in that is not part of a connect flow (/connections in a browser): nothing is stored
+ * for it; the page keeps them in its sealed browser cookie and hands them back with the callback.
+ */
+export interface SignInSecrets {
+  readonly state: string;
+  readonly verifier: string;
+  readonly nonce: string;
+}
 
 /** One of a principal's connections, without its value. */
 export interface ConnectionState {
@@ -119,10 +127,19 @@ export interface Credentials {
   /** The sign-in at auth.oauth.issuer that binds the browser to an OAuth principal (`credentials.connect.login`). */
   loginUrl(flowId: string): Promise<string>;
   /**
-   * A sign-in at auth.oauth.issuer for a browser that is not connecting anything (/connections): its flow id
-   * (the page binds the browser to it, so only that browser's callback counts) and the issuer's URL.
+   * A sign-in at auth.oauth.issuer for a browser that is not connecting anything (/connections): the issuer's
+   * URL and the secrets the page keeps in the browser's sealed cookie (nothing is stored: an unauthenticated
+   * page writes nothing to the store).
    */
-  startSignIn(): Promise<{ readonly id: string; readonly url: string }>;
+  startSignIn(): Promise<{ readonly url: string; readonly secrets: SignInSecrets }>;
+  /** Whether a callback at /connect/callback ends such a sign-in (its `state` is `signin.<random>`). */
+  isSignInCallback(callbackUrl: string): boolean;
+  /**
+   * Completes such a sign-in with the secrets its browser kept: the principal who signed in (FLOW_FORBIDDEN
+   * for a state that is not theirs or a person this gateway does not serve; the code is single-use at the
+   * issuer, so a callback never works twice).
+   */
+  completeSignIn(callbackUrl: string, secrets: SignInSecrets): Promise<string>;
   /** The provider's authorization URL, once the page knows the browser is `principal` (else FLOW_FORBIDDEN). */
   authorizationUrl(flowId: string, principal: string): Promise<string>;
   /**
@@ -136,11 +153,7 @@ export interface Credentials {
    */
   callbackOf(
     callbackUrl: string,
-  ): Promise<
-    | { readonly kind: 'login' | 'authorization'; readonly flow: FlowView }
-    | { readonly kind: 'sign-in'; readonly flowId: string }
-    | undefined
-  >;
+  ): Promise<{ readonly kind: 'login' | 'authorization'; readonly flow: FlowView } | undefined>;
   /** Completes a callback at /connect/callback (the full URL, query included). */
   completeCallback(callbackUrl: string): Promise<CallbackResult>;
   /** Stores a secret provider's value typed on the page by `principal`; uses the flow up. */

@@ -50,7 +50,7 @@ describe('the public API', () => {
     expectTypeOf<
       Extract<ScriptEnvAnswer, { kind: 'refused' }>['code']
     >().toEqualTypeOf<CredentialsErrorCode>();
-    expectTypeOf<CallbackResult['kind']>().toEqualTypeOf<'login' | 'connected' | 'signed-in'>();
+    expectTypeOf<CallbackResult['kind']>().toEqualTypeOf<'login' | 'connected'>();
     expectTypeOf<ConnectionState['state']>().toEqualTypeOf<'connected' | 'expired'>();
     expectTypeOf<FlowLink>().toHaveProperty('url').toEqualTypeOf<string>();
     expectTypeOf<FlowView['kind']>().toEqualTypeOf<'oauth' | 'secret'>();

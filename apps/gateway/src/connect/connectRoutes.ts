@@ -8,7 +8,7 @@ import type { OriginPolicy } from '../auth/originPolicy.js';
 import { chargeRateLimit } from '../auth/requestGuard.js';
 import { GatewayError } from '../errors/gatewayError.js';
 import { toGatewayError } from '../errors/toGatewayError.js';
-import { createBrowserBinding, NO_FLOW, SIGNING_IN } from './browserBinding.js';
+import { createBrowserBinding, NO_FLOW } from './browserBinding.js';
 import { registerConnectionsRoutes } from './connectionsRoutes.js';
 import {
   type BindingChoices,
@@ -29,6 +29,8 @@ export interface ConnectRoutesOptions {
     | 'flow'
     | 'loginUrl'
     | 'startSignIn'
+    | 'isSignInCallback'
+    | 'completeSignIn'
     | 'authorizationUrl'
     | 'authorizationOrigin'
     | 'callbackOf'
@@ -201,20 +203,19 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
     });
     scope.get('/connect/callback', async (request, reply) => {
       const url = new URL(request.url, `${request.protocol}://${request.host}`).href;
-      const callback = await credentials.callbackOf(url);
-      if (callback === undefined) throw expired();
-      if (callback.kind === 'sign-in') {
-        if (boundOwner(request, callback.flowId) !== SIGNING_IN) {
+      if (credentials.isSignInCallback(url)) {
+        const secrets = binding.signInOf(request);
+        if (secrets === undefined) {
           throw new GatewayError(
             'CONNECT_REFUSED',
             'This browser did not start this sign-in. Open /connections in this browser and sign in from there.',
           );
         }
-        const outcome = await credentials.completeCallback(url);
-        if (outcome.kind !== 'signed-in') throw expired();
-        bind(reply, outcome.principal, NO_FLOW);
+        bind(reply, await credentials.completeSignIn(url, secrets), NO_FLOW);
         return reply.headers(PAGE_HEADERS).redirect('/connections', 303);
       }
+      const callback = await credentials.callbackOf(url);
+      if (callback === undefined) throw expired();
       // A provider's code is redeemed only in the browser that proved to be the flow's principal.
       if (
         callback.kind === 'authorization' &&
@@ -231,7 +232,6 @@ export function registerConnectRoutes(app: FastifyInstance, options: ConnectRout
         bind(reply, callback.flow.principal, callback.flow.id);
         return reply.headers(PAGE_HEADERS).redirect(outcome.redirect, 303);
       }
-      if (outcome.kind !== 'connected') throw expired();
       request.log.info({ audit: 'connect', provider: outcome.provider }, 'account connected');
       return sendPage(reply, connectedPage(labelOf(callback.flow)));
     });

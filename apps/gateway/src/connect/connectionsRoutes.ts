@@ -1,7 +1,7 @@
 import type { Credentials } from '@skillgate/credentials';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gatewayError.js';
-import { type BrowserBinding, NO_FLOW, SIGNING_IN } from './browserBinding.js';
+import { type BrowserBinding, NO_FLOW } from './browserBinding.js';
 import { bindingPage, connectionsPage } from './connectPages.js';
 import { expired, PAGE_HEADERS, PROVIDER_ID, sendPage } from './pageReplies.js';
 
@@ -26,8 +26,8 @@ export function registerConnectionsRoutes(scope: FastifyInstance, options: Conne
   const { credentials, binding, signIn, ownerOfForm, apiOwner } = options;
   scope.get('/connections/sign-in', async (_request, reply) => {
     if (!signIn) throw expired();
-    const { id, url } = await credentials.startSignIn();
-    binding.bind(reply, SIGNING_IN, id);
+    const { url, secrets } = await credentials.startSignIn();
+    binding.startSignIn(reply, secrets);
     return reply.headers(PAGE_HEADERS).redirect(url, 303);
   });
   scope.get('/connections', async (request, reply) => {

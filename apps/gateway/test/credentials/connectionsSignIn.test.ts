@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type AuthorizationServer,
   freePort,
@@ -14,7 +17,8 @@ import { connectClient, startTestGateway, type TestGateway } from '../helpers/te
 // its token, and an OAuth principal signs in at auth.oauth.issuer (credentials.connect.login). Before, the page
 // offered OAuth principals nothing (only the token form), so they could see and undo their connections only
 // through the API or the CLI. The sign-in is bound to the browser that started it: a callback someone else
-// got for their own sign-in signs no other browser in as them (login CSRF).
+// got for their own sign-in signs no other browser in as them (login CSRF), and starting a sign-in writes
+// nothing to the store (an unauthenticated page must not grow it).
 
 const LOGIN = { id: 'skillgate-login', secret: 'skillgate-login-secret-0123' };
 const ACME = { id: 'skillgate', secret: 'skillgate-client-secret-0123' };
@@ -25,6 +29,7 @@ let provider: AuthorizationServer;
 let upstream: HttpTestUpstream;
 let gw: TestGateway;
 let publicUrl: string;
+const credentialsFile = join(tmpdir(), `skillgate-signin-${randomBytes(6).toString('hex')}.json`);
 
 const tokenFor = async (sub: string): Promise<string> => {
   const now = Math.floor(Date.now() / 1000);
@@ -67,7 +72,7 @@ beforeAll(async () => {
       skills: { disclosure: 'eager', modern_disclosure: 'eager' },
       credentials: {
         keys: [{ id: 'k1', env: 'SG_KEY' }],
-        file: `${process.env.TMPDIR ?? '/tmp'}/skillgate-signin-${randomBytes(6).toString('hex')}.json`,
+        file: credentialsFile,
         connect: { login: { client_id_env: 'LOGIN_ID', client_secret_env: 'LOGIN_SECRET' } },
         providers: [
           {
@@ -113,7 +118,12 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([upstream?.stop(), identity?.close(), provider?.close()]);
+  await Promise.all([
+    upstream?.stop(),
+    identity?.close(),
+    provider?.close(),
+    rm(credentialsFile, { force: true }),
+  ]);
 });
 
 describe('/connections in a browser, for an OAuth principal', () => {
@@ -141,6 +151,13 @@ describe('/connections in a browser, for an OAuth principal', () => {
     expect(((await api.json()) as { connections: unknown[] }).connections).toEqual([]);
   });
 
+  it('stores nothing for a sign-in started and left', async () => {
+    const before = await readFile(credentialsFile, 'utf8').catch(() => '');
+    for (let i = 0; i < 5; i++)
+      expect((await new ConnectBrowser(publicUrl).get('/connections/sign-in')).status).toBe(303);
+    expect(await readFile(credentialsFile, 'utf8').catch(() => '')).toBe(before);
+  });
+
   it('signs no other browser in: a callback of someone else’s sign-in is refused there, and used once', async () => {
     const mallory = new ConnectBrowser(publicUrl);
     const callback = await signInCallback(mallory, 'mallory');
@@ -150,10 +167,8 @@ describe('/connections in a browser, for an OAuth principal', () => {
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('did not start this sign-in');
     expect((await victim.get('/connections')).text).toContain('href="/connections/sign-in"');
-    // In the browser that started it, it works once; again, it is an expired link.
+    // In the browser that started it, it works once; again, it is refused (the browser holds no sign-in now).
     expect((await mallory.get(callback)).status).toBe(303);
-    const again = await mallory.get(callback);
-    expect(again.status).toBe(404);
-    expect(again.text).toContain('unknown, expired or already used');
+    expect((await mallory.get(callback)).status).toBe(403);
   });
 });

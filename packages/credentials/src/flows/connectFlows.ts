@@ -25,11 +25,7 @@ export interface ConnectFlow {
 export interface ConnectFlows {
   /** The principal's pending flow for the provider, or a new one. */
   start(principal: string, provider: string): Promise<ConnectFlow>;
-  /**
-   * A new sign-in-only flow (/connections in a browser): no principal yet, and no provider; it ends at the
-   * sign-in's callback, which names the principal. Never handed out twice.
-   */
-  startSignIn(): Promise<ConnectFlow>;
+
   /** Reads a live flow without using it up. */
   peek(id: string): Promise<ConnectFlow | undefined>;
   /** Uses a flow up: of concurrent takes (any replica), one gets it. */
@@ -37,9 +33,6 @@ export interface ConnectFlows {
   /** Stores a changed flow (a new sign-in state) for the rest of its life, if it was not taken meanwhile. */
   save(flow: ConnectFlow): Promise<void>;
 }
-
-/** The provider of a sign-in-only flow (no provider id is empty). */
-export const SIGN_IN_ONLY = '';
 
 /** New secrets for a flow's sign-in redirect. */
 export const freshLogin = (): NonNullable<ConnectFlow['login']> => ({
@@ -117,19 +110,6 @@ export function createConnectFlows(
         state: randomState(),
         verifier: randomPKCECodeVerifier(),
         ...(options.withLogin ? { login: freshLogin() } : {}),
-      };
-      await save(flow, false);
-      return flow;
-    },
-    async startSignIn() {
-      const flow: ConnectFlow = {
-        id: randomBytes(16).toString('base64url'),
-        principal: SIGN_IN_ONLY,
-        provider: SIGN_IN_ONLY,
-        expiresAt: now() + FLOW_TTL_MS,
-        state: randomState(),
-        verifier: randomPKCECodeVerifier(),
-        login: freshLogin(),
       };
       await save(flow, false);
       return flow;

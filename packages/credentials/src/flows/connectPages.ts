@@ -5,7 +5,7 @@ import { authorizationUrlOf, mapOAuthError, redeemCallback } from '../oauth/toke
 import type { OAuthProviderSettings, ProviderSettings } from '../settings.js';
 import type { Vault } from '../store/vault.js';
 import type { Credentials, CredentialsEvent } from '../types.js';
-import { type ConnectFlow, type ConnectFlows, freshLogin, SIGN_IN_ONLY } from './connectFlows.js';
+import { type ConnectFlow, type ConnectFlows, freshLogin } from './connectFlows.js';
 import { createSignIns } from './signIns.js';
 
 /** Largest secret a person may store (a header value must stay well within any server's header limits). */
@@ -18,6 +18,8 @@ export type ConnectPages = Pick<
   | 'flow'
   | 'loginUrl'
   | 'startSignIn'
+  | 'isSignInCallback'
+  | 'completeSignIn'
   | 'authorizationUrl'
   | 'authorizationOrigin'
   | 'callbackOf'
@@ -139,17 +141,6 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
     return { kind: 'login', flow: flow.id, redirect: await providerRedirect(flow) } as const;
   };
 
-  // A sign-in-only flow (/connections) is used up before its code is redeemed: its callback never works twice.
-  const completeSignIn = async (flow: ConnectFlow, url: URL, state: string) => {
-    const taken = await flows.take(flow);
-    if (taken?.login === undefined) throw unknownFlow();
-    const principal = await signIns.principalOf(taken.login, url, state);
-    if (principal === undefined) {
-      throw new CredentialsError('FLOW_FORBIDDEN', 'the sign-in named no person this gateway serves');
-    }
-    return { kind: 'signed-in', principal } as const;
-  };
-
   const completeProvider = async (flow: ConnectFlow, url: URL, state: string) => {
     const provider = oauthProvider(flow.provider);
     const taken = await flows.take(flow);
@@ -216,7 +207,6 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
           : secret === flow.state
             ? ('authorization' as const)
             : undefined;
-      if (kind === 'login' && flow.provider === SIGN_IN_ONLY) return { kind: 'sign-in', flowId: flow.id };
       const view = kind === undefined ? undefined : await flowView(flow.id);
       return kind === undefined || view === undefined ? undefined : { kind, flow: view };
     },
@@ -225,12 +215,19 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
 
     loginUrl: loginUrlOf,
 
-    async startSignIn() {
+    startSignIn: async () => {
       if (options.loginPrincipal === undefined) {
         throw new CredentialsError('FLOW_INVALID', 'credentials.connect.login is not set');
       }
-      const flow = await flows.startSignIn();
-      return { id: flow.id, url: await loginUrlOf(flow.id) };
+      return signIns.start();
+    },
+    isSignInCallback: (callback) => signIns.isCallback(new URL(callback)),
+    async completeSignIn(callback, secrets) {
+      const principal = await signIns.complete(atCallbackUrl(callback), secrets);
+      if (principal === undefined) {
+        throw new CredentialsError('FLOW_FORBIDDEN', 'the sign-in named no person this gateway serves');
+      }
+      return principal;
     },
 
     async authorizationUrl(flowId, principal) {
@@ -249,9 +246,7 @@ export function createConnectPages(options: ConnectPagesOptions): ConnectPages {
       const secret = state.slice(dot + 1);
       if (flow === undefined) throw unknownFlow();
       if (flow.login !== undefined && secret === flow.login.state) {
-        return flow.provider === SIGN_IN_ONLY
-          ? completeSignIn(flow, url, state)
-          : completeLogin(flow, flow.login, url, state);
+        return completeLogin(flow, flow.login, url, state);
       }
       if (secret !== flow.state) throw unknownFlow();
       return completeProvider(flow, url, state);
