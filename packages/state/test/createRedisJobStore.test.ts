@@ -187,6 +187,30 @@ describe('redis job store across replicas', () => {
     expect(atAsker).toEqual([]);
   });
 
+  it('keeps a running job between two reports as long as its replica beats, however short jobs.ttl is', async () => {
+    // jobs.ttl is how long a finished job is kept. A running job's keys expired with it too, so with a short
+    // ttl (or reports held up by a busy event loop) a job still running answered JOB_NOT_FOUND.
+    const prefix = freshPrefix();
+    const connection = await pool.open(prefix);
+    const store = createRedisJobStore({ connection, ...baseOptions, ttlMs: 300, heartbeatTtlMs: 6000 });
+    stores.push(store);
+    await store.start(job('slow'));
+    const ttlOf = (key: string) => connection.run((c) => c.pttl(key));
+    expect(await ttlOf(connection.key('job', 'slow'))).toBeGreaterThan(5000);
+    expect(await ttlOf(connection.key('jobs', 'session-1'))).toBeGreaterThan(5000);
+    await store.progress('slow', output('tick\n'));
+    expect(await ttlOf(connection.key('job', 'slow'))).toBeGreaterThan(5000);
+    // Ended, it is kept for the ttl.
+    await store.finish('slow', {
+      state: 'exited',
+      exitCode: 0,
+      signal: null,
+      durationMs: 1,
+      output: output(''),
+    });
+    expect(await ttlOf(connection.key('job', 'slow'))).toBeLessThanOrEqual(300);
+  });
+
   it('holds the running-jobs cap of an owner across replicas', async () => {
     const prefix = freshPrefix();
     const one = await replica(prefix);

@@ -31,6 +31,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
   const heartbeatMs = options.heartbeatMs ?? 2000;
   const heartbeatTtl = String(options.heartbeatTtlMs ?? heartbeatMs * 3);
   const ttl = String(options.ttlMs);
+  // jobs.ttl_seconds is how long a finished job is kept; a running one lives between two reports of its
+  // replica at least as long as that replica's heartbeat (a short ttl, or reports held up by a busy event
+  // loop, used to drop a running job's record: JOB_NOT_FOUND for a job still running).
+  const runningTtl = String(Math.max(options.ttlMs, Number(heartbeatTtl)));
   const jobKey = (id: string): string => connection.key('job', id);
   const ownerKey = (owner: string): string => connection.key('jobs', owner);
   const replicaKey = connection.key('replica', replica);
@@ -106,6 +110,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
           options.maxRunningPerOwner,
           retained,
           heartbeatTtl,
+          runningTtl,
         ],
       );
       if (outcome === 1) {
@@ -121,7 +126,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
       const cancel = await connection.script(
         REDIS_JOB_SCRIPTS.progress,
         [jobKey(id)],
-        [prefix, replica, json, ttl, id],
+        [prefix, replica, json, runningTtl, id],
       );
       return { cancelRequested: cancel === 1 };
     },

@@ -21,7 +21,7 @@ local function checkLost(jid, prefix, ttl, now)
 end`;
 
 // KEYS: owner index, job key; ARGV: prefix, id, owner, skill, script, startedAt, replica, ttl, max running,
-// max retained, heartbeat ttl.
+// max retained, heartbeat ttl, running ttl (how long a running job's keys live between two reports).
 const START = redisScript(`${NOW}${LOST_CHECK}
 redis.call('SET', ARGV[1] .. 'replica:' .. ARGV[7], '1', 'PX', ARGV[11])
 local running = 0
@@ -49,14 +49,14 @@ end
 redis.call('HSET', KEYS[2], 'owner', ARGV[3], 'skill', ARGV[4], 'script', ARGV[5], 'startedAt', ARGV[6],
   'state', 'running', 'replica', ARGV[7], 'exitCode', '', 'signal', '', 'durationMs', 0, 'output', '',
   'updatedAt', now, 'cancel', '0')
-redis.call('PEXPIRE', KEYS[2], ARGV[8])
+redis.call('PEXPIRE', KEYS[2], ARGV[12])
 redis.call('ZADD', KEYS[1], ARGV[6], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[8])
+redis.call('PEXPIRE', KEYS[1], ARGV[12])
 redis.call('ZADD', ARGV[1] .. '${RUNNING_INDEX}', ARGV[6], ARGV[2])
 return 0`);
 
-// KEYS: job key; ARGV: prefix, replica, output (or ''), ttl, id. Returns 1 when a cancel was asked (or the job
-// is gone).
+// KEYS: job key; ARGV: prefix, replica, output (or ''), running ttl, id. Returns 1 when a cancel was asked (or
+// the job is gone).
 // A job reported lost while its replica was cut off from Redis comes back to life when that replica reports.
 const PROGRESS = redisScript(`${NOW}
 local f = redis.call('HMGET', KEYS[1], 'state', 'replica', 'owner', 'cancel', 'startedAt')
