@@ -36,7 +36,7 @@ const working = {
 };
 
 describe('credentials', () => {
-  it("parses DESIGN §21's example with its defaults", () => {
+  it('parses the full example of docs/credentials.md with its defaults', () => {
     const config = parseConfig(
       {
         ...working,

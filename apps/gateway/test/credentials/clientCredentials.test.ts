@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21 / docs/credentials.md, client_credentials: the gateway's own token, one token request however
+// docs/credentials.md, client_credentials: the gateway's own token, one token request however
 // many calls wait, fetched again once after the upstream refuses it (401); and auth.discovery: a per-principal
 // upstream is listed with the discovery credential, not a caller's.
 

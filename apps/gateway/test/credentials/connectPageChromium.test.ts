@@ -18,7 +18,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21 / docs/credentials.md, "The connect page", in the browser it is for: Debian's chromium, headless,
+// docs/credentials.md, "The connect page", in the browser it is for: Debian's chromium, headless,
 // driven by a real MCP client's URL elicitation. The person signs in at the gateway's issuer on that server's
 // own pages (oidc-provider's sign-in and consent forms, typed into), is sent on to the provider, signs in and
 // consents there, and lands on the gateway's "connected" page; the client's call then reaches the upstream

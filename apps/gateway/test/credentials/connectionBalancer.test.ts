@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectRecorded, type ReplicaCluster, startReplicaCluster } from '../helpers/replicaCluster.js';
 
-// DESIGN §21 on replicas, as people reach them: two replicas on one Redis behind a real HAProxy in round-robin
+// docs/credentials.md on replicas, as people reach them: two replicas on one Redis behind a real HAProxy in round-robin
 // (no stickiness), the public URL the balancer's. An OAuth principal's connect flow goes through the balancer,
 // so its pages (the link, the sign-in, the sign-in's callback, the provider's callback) are answered by both
 // replicas; then concurrent calls through the balancer, on both replicas, with a token inside its 60 s expiry

@@ -14,7 +14,7 @@ import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { type ReplicaCluster, startReplicaCluster } from '../helpers/replicaCluster.js';
 import { connectClient } from '../helpers/testGateway.js';
 
-// DESIGN §21 on replicas: connections live in the shared Redis, so a person connects through one replica and
+// docs/credentials.md on replicas: connections live in the shared Redis, so a person connects through one replica and
 // calls through another; a token near expiry is refreshed once across replicas (the store's lock); a refresh
 // the provider refuses drops the connection everywhere; a record moved under another principal's key does not
 // open. The public URL is a TLS-terminating proxy's: every page here is reached at a replica's own port, so the

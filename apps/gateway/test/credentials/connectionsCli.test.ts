@@ -21,7 +21,7 @@ import {
   type TestGateway,
 } from '../helpers/testGateway.js';
 
-// DESIGN §21, `skillgate connections`: the real CLI opens the gateway's store with the same config and keys,
+// docs/credentials.md, `skillgate connections`: the real CLI opens the gateway's store with the same config and keys,
 // lists every principal's connections (never a value) and deletes one with --revoke, revoking it at the
 // provider where the provider offers RFC 7009.
 

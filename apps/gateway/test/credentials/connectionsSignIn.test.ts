@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21: /connections in a browser binds by the connect page's binding: a static-token principal types
+// docs/credentials.md: /connections in a browser binds by the connect page's binding: a static-token principal types
 // its token, and an OAuth principal signs in at auth.oauth.issuer (credentials.connect.login). Before, the page
 // offered OAuth principals nothing (only the token form), so they could see and undo their connections only
 // through the API or the CLI. The sign-in is bound to the browser that started it: a callback someone else

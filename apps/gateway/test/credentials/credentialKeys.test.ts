@@ -9,7 +9,7 @@ import { cliArgs } from '../helpers/cliCommand.js';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectClient, EXAMPLES_ROOT, REPO_ROOT, startTestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21, the store's keys: a key variable that is unset or not 32 bytes of base64 stops the start with
+// docs/credentials.md, the store's keys: a key variable that is unset or not 32 bytes of base64 stops the start with
 // one CONFIG_INVALID line naming credentials.keys; a stored record another key sealed is treated as absent,
 // logged once, and the gateway still starts.
 

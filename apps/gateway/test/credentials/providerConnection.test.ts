@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21 / docs/credentials.md: a provider connection (authorization code + PKCE at a real oidc-provider),
+// docs/credentials.md: a provider connection (authorization code + PKCE at a real oidc-provider),
 // an upstream that accepts only tokens whose audience is itself, and the three ways a caller is asked to
 // connect. Each person's calls carry that person's token; the gateway token never leaves the gateway.
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21, scripts.credentials: a skill's script gets the caller's own connected secret as an environment
+// docs/credentials.md, scripts.credentials: a skill's script gets the caller's own connected secret as an environment
 // variable, in the bwrap sandbox too; the value is in no process's argv and no log line; a caller without the
 // connection is asked to connect and the script does not start.
 

@@ -10,7 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21 / docs/credentials.md, token_exchange: an OAuth principal's access token goes only to the
+// docs/credentials.md, token_exchange: an OAuth principal's access token goes only to the
 // configured token endpoint (RFC 8693) and the upstream gets a token of its own audience for that person;
 // a static-token principal is refused or gets the exchange client's own token, as configured.
 

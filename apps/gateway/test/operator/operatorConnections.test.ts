@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
-// DESIGN §21, "people see and undo it": the operator page counts connections per provider and never shows a
+// docs/credentials.md, "people see and undo it": the operator page counts connections per provider and never shows a
 // value; skillgate_credential_events_total counts connects and disconnects per provider and outcome.
 
 const ADMIN = `admin-${randomBytes(12).toString('hex')}`;

@@ -3,7 +3,7 @@ import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client'
 import type { KeyRing } from '../keys/keyRing.js';
 import type { CredentialStore } from '../store/credentialStore.js';
 
-/** A flow lives this long: a person has 10 minutes from the link to connected (DESIGN §21). */
+/** A flow lives this long: a person has 10 minutes from the link to connected (docs/credentials.md). */
 export const FLOW_TTL_MS = 10 * 60_000;
 
 /** A pending connect flow: who it is for, what it connects, and the secrets of its redirects. */
