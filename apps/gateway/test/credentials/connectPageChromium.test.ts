@@ -16,6 +16,7 @@ import {
 } from '@skillgate/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, acmeConnection, LOGIN } from '../helpers/acmeConnection.js';
 import { startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
 // docs/credentials.md, "The connect page", in the browser it is for: Debian's chromium, headless,
@@ -36,8 +37,6 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const LOGIN = { id: 'skillgate-login', secret: 'skillgate-login-secret-0123' };
-const ACME = { id: 'skillgate', secret: 'skillgate-client-secret-0123' };
 
 let browser: Browser;
 // Where people sign in (auth.oauth.issuer), and the provider they connect (acme): two servers, two accounts.
@@ -67,6 +66,7 @@ beforeAll(async () => {
     }),
   ]);
   upstream = await startHttpUpstream(['--require-audience', provider.issuer]);
+  const acme = acmeConnection({ provider, upstreamUrl: upstream.url, file: join(work, 'credentials.json') });
   gw = await startTestGateway(
     {
       server: { public_url: publicUrl },
@@ -75,34 +75,12 @@ beforeAll(async () => {
         oauth: { issuer: identity.issuer, grants: [{ scope: 'mcp', skills: ['*'] }] },
       },
       skills: { disclosure: 'eager', modern_disclosure: 'eager' },
-      credentials: {
-        store: 'file',
-        file: join(work, 'credentials.json'),
-        keys: [{ id: 'k1', env: 'SG_KEY' }],
-        connect: { login: { client_id_env: 'LOGIN_ID', client_secret_env: 'LOGIN_SECRET' } },
-        providers: [
-          {
-            id: 'acme',
-            oauth: {
-              issuer: provider.issuer,
-              client_id_env: 'ACME_ID',
-              client_secret_env: 'ACME_SECRET',
-              scopes: ['repo'],
-              resource: upstream.url,
-            },
-          },
-        ],
-      },
-      upstreams: [{ id: 'acme', url: upstream.url, auth: { provider: 'acme' } }],
+      ...acme.config,
     },
     {
       ...process.env,
       T_BOB: BOB,
-      SG_KEY: randomBytes(32).toString('base64'),
-      LOGIN_ID: LOGIN.id,
-      LOGIN_SECRET: LOGIN.secret,
-      ACME_ID: ACME.id,
-      ACME_SECRET: ACME.secret,
+      ...acme.env,
     },
     undefined,
     { port },

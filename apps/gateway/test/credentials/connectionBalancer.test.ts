@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   type AuthorizationServer,
   freePort,
@@ -10,6 +9,7 @@ import {
   waitFor,
 } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, acmeConnection, LOGIN } from '../helpers/acmeConnection.js';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectRecorded, type ReplicaCluster, startReplicaCluster } from '../helpers/replicaCluster.js';
 
@@ -23,8 +23,6 @@ import { connectRecorded, type ReplicaCluster, startReplicaCluster } from '../he
 const TOOL = 'skill_acme_call_whoami';
 // Past the 60 s expiry margin by one second: a fresh token is used as it is, and one a second old is refreshed.
 const TTL_SECONDS = 61;
-const LOGIN = { id: 'skillgate-login', secret: 'skillgate-login-secret-0123' };
-const ACME = { id: 'skillgate', secret: 'skillgate-client-secret-0123' };
 
 let identity: AuthorizationServer;
 let provider: AuthorizationServer;
@@ -50,6 +48,7 @@ beforeAll(async () => {
     startHttpUpstream(['--require-audience', provider.issuer]),
     startRedisServer(),
   ]);
+  const acme = acmeConnection({ provider, upstreamUrl: upstream.url });
   cluster = await startReplicaCluster({
     redisUrl: redis.url,
     balancerPort,
@@ -58,30 +57,10 @@ beforeAll(async () => {
       auth: { oauth: { issuer: identity.issuer, grants: [{ scope: 'mcp', skills: ['*'] }] } },
       rate_limit: { requests_per_second: 0 },
       skills: { disclosure: 'eager', modern_disclosure: 'eager' },
-      credentials: {
-        keys: [{ id: 'k1', env: 'SG_KEY' }],
-        connect: { login: { client_id_env: 'LOGIN_ID', client_secret_env: 'LOGIN_SECRET' } },
-        providers: [
-          {
-            id: 'acme',
-            oauth: {
-              issuer: provider.issuer,
-              client_id_env: 'ACME_ID',
-              client_secret_env: 'ACME_SECRET',
-              scopes: ['repo'],
-              resource: upstream.url,
-            },
-          },
-        ],
-      },
-      upstreams: [{ id: 'acme', url: upstream.url, auth: { provider: 'acme' } }],
+      ...acme.config,
     },
     env: {
-      SG_KEY: randomBytes(32).toString('base64'),
-      LOGIN_ID: LOGIN.id,
-      LOGIN_SECRET: LOGIN.secret,
-      ACME_ID: ACME.id,
-      ACME_SECRET: ACME.secret,
+      ...acme.env,
     },
   });
   const now = Math.floor(Date.now() / 1000);

@@ -10,6 +10,7 @@ import {
   startHttpUpstream,
 } from '@skillgate/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, acmeConnection, LOGIN } from '../helpers/acmeConnection.js';
 import { ConnectBrowser } from '../helpers/connectBrowser.js';
 import { connectClient, startTestGateway, type TestGateway } from '../helpers/testGateway.js';
 
@@ -20,8 +21,6 @@ import { connectClient, startTestGateway, type TestGateway } from '../helpers/te
 // got for their own sign-in signs no other browser in as them (login CSRF), and starting a sign-in writes
 // nothing to the store (an unauthenticated page must not grow it).
 
-const LOGIN = { id: 'skillgate-login', secret: 'skillgate-login-secret-0123' };
-const ACME = { id: 'skillgate', secret: 'skillgate-client-secret-0123' };
 const TOOL = 'skill_acme_call_whoami';
 
 let identity: AuthorizationServer;
@@ -65,37 +64,17 @@ beforeAll(async () => {
     startAuthorizationServer({ clients: [{ ...ACME, redirectUris: callback }], scopes: ['repo'] }),
   ]);
   upstream = await startHttpUpstream(['--require-audience', provider.issuer]);
+  const acme = acmeConnection({ provider, upstreamUrl: upstream.url, file: credentialsFile });
   gw = await startTestGateway(
     {
       server: { public_url: publicUrl },
       auth: { oauth: { issuer: identity.issuer, grants: [{ scope: 'mcp', skills: ['*'] }] } },
       skills: { disclosure: 'eager', modern_disclosure: 'eager' },
-      credentials: {
-        keys: [{ id: 'k1', env: 'SG_KEY' }],
-        file: credentialsFile,
-        connect: { login: { client_id_env: 'LOGIN_ID', client_secret_env: 'LOGIN_SECRET' } },
-        providers: [
-          {
-            id: 'acme',
-            oauth: {
-              issuer: provider.issuer,
-              client_id_env: 'ACME_ID',
-              client_secret_env: 'ACME_SECRET',
-              scopes: ['repo'],
-              resource: upstream.url,
-            },
-          },
-        ],
-      },
-      upstreams: [{ id: 'acme', url: upstream.url, auth: { provider: 'acme' } }],
+      ...acme.config,
     },
     {
       ...process.env,
-      SG_KEY: randomBytes(32).toString('base64'),
-      LOGIN_ID: LOGIN.id,
-      LOGIN_SECRET: LOGIN.secret,
-      ACME_ID: ACME.id,
-      ACME_SECRET: ACME.secret,
+      ...acme.env,
     },
     undefined,
     { port },
